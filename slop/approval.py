@@ -1,0 +1,37 @@
+"""Who may change files or run commands: ask (y once / a always / n), yes, or read-only."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from slop.records import ToolCall
+
+Ask = Callable[[ToolCall, str], str]  # returns "y", "a" or "n"
+
+
+@dataclass
+class ApprovalPolicy:
+    mode: str = "ask"  # ask | yes | read-only
+    ask: Ask | None = None  # None: nobody to ask (batch mode)
+    on_refusal: Callable[[str], None] | None = None
+    always: set[str] = field(default_factory=set)
+
+    def approve(self, call: ToolCall, preview: str) -> bool:
+        if self.mode == "yes" or call.name in self.always:
+            return True
+        if self.mode == "read-only":
+            self._refused(f"{call.name} refused: slop runs with --read-only")
+            return False
+        if self.ask is None:
+            self._refused(f"{call.name} refused: batch mode changes nothing without --yes (rerun with --yes to allow it)")
+            return False
+        answer = self.ask(call, preview).strip().lower()
+        if answer == "a":
+            self.always.add(call.name)
+            return True
+        return answer == "y"
+
+    def _refused(self, message: str) -> None:
+        if self.on_refusal:
+            self.on_refusal(message)

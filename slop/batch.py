@@ -1,0 +1,93 @@
+"""Batch output for scripts: --output-format json (one object) or jsonl (one event a line).
+
+Events: user, assistant (text), reasoning, tool_call, tool_result, usage, info, warning,
+error, done. The same object serves as EventSink and CommandIO."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import IO, Any
+
+
+class JsonEvents:
+    def __init__(self, fmt: str, out: IO[str] | None = None) -> None:
+        self.fmt = fmt
+        self.out = out or sys.stdout
+        self.events: list[dict[str, Any]] = []
+        self._text = ""
+        self._reasoning = ""
+
+    def emit(self, kind: str, **data: Any) -> None:
+        event = {"type": kind, **data}
+        self.events.append(event)
+        if self.fmt == "jsonl":
+            self.out.write(json.dumps(event, ensure_ascii=False) + "\n")
+            self.out.flush()
+
+    # EventSink
+    def user_echo(self, text: str, group_id: str) -> None:
+        self.emit("user", text=text, group_id=group_id)
+
+    def assistant_start(self) -> None:
+        self._text, self._reasoning = "", ""
+
+    def assistant_delta(self, text: str) -> None:
+        self._text += text
+
+    def reasoning_delta(self, text: str) -> None:
+        self._reasoning += text
+
+    def assistant_end(self, tokens: int | None, interrupted: bool = False) -> None:
+        if self._reasoning:
+            self.emit("reasoning", text=self._reasoning)
+        if self._text or interrupted:
+            self.emit("assistant", text=self._text, interrupted=interrupted)
+        if tokens:
+            self.emit("usage", total_tokens=tokens)
+
+    def tool_call_start(self, name: str, args_json: str) -> None:
+        self.emit("tool_call", name=name, arguments=args_json)
+
+    def tool_call_done(self, name: str, args_json: str, status: str, duration: float, summary: str) -> None:
+        self.emit("tool_result", name=name, status=status, duration=round(duration, 3), summary=summary)
+
+    # CommandIO
+    def info(self, text: str) -> None:
+        self.emit("info", text=text)
+
+    def success(self, text: str) -> None:
+        self.emit("info", text=text)
+
+    def warning(self, text: str) -> None:
+        self.emit("warning", text=text)
+
+    def error(self, text: str) -> None:
+        self.emit("error", text=text)
+
+    def markdown(self, text: str) -> None:
+        self.emit("info", text=text)
+
+    def plain(self, text: str) -> None:
+        self.emit("info", text=text)
+
+    def table(self, title: str | None, columns: list[str], rows: list[list[str]]) -> None:
+        self.emit("table", title=title, columns=columns, rows=rows)
+
+    def edit(self, text: str, suffix: str = ".md") -> str | None:
+        self.error("this command needs an editor, which batch mode does not open")
+        return None
+
+    def view(self, text: str, suffix: str = ".txt") -> None:
+        self.emit("info", text=text)
+
+    def confirm(self, question: str) -> bool:
+        return False
+
+    def finish(self, ok: bool, **data: Any) -> None:
+        self.emit("done", ok=ok, **data)
+        if self.fmt == "json":
+            texts = [e["text"] for e in self.events if e["type"] == "assistant"]
+            summary = {"ok": ok, "text": "".join(texts), "events": self.events, **data}
+            self.out.write(json.dumps(summary, ensure_ascii=False) + "\n")
+            self.out.flush()

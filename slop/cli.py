@@ -1,0 +1,100 @@
+"""Command line: flags -> Settings -> app; batch mode (--prompt) and the REPL.
+
+Exit codes: 0 success; 1 provider or runtime error; 2 bad usage.
+Only the standard library is imported at module level: `slop --version` must be instant."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="slop",
+        description="A terminal coding agent whose context you can see and steer. Every message lands in a SQLite ledger.",
+        epilog="Environment: OPENAI_API_KEY, OPENAI_BASE_URL, GEMINI_API_KEY/GOOGLE_API_KEY, GOOGLE_GEMINI_BASE_URL, "
+        "SLOP_MODEL, SLOP_HOME, SLOP_DB, EDITOR/VISUAL, NO_COLOR. Exit codes: 0 ok, 1 provider/runtime error, 2 bad usage.",
+    )
+    p.add_argument("session_name", nargs="?", help="session to open (default: 'default'); 'auth' signs in to Gemini Code Assist")
+    p.add_argument("--version", action="store_true", help="print the version and exit")
+    p.add_argument("--session", help="session to open")
+    p.add_argument("--prompt", help="batch mode: run this one input (a slash command too), print the answer, exit")
+    p.add_argument("--model", help="model name (default: the session's, else the provider's default)")
+    p.add_argument("--provider", choices=("openai", "gemini", "gemini_gca"), help="force a provider")
+    p.add_argument("--db", help="ledger path (default: <project root>/.slop/slop.db)")
+    p.add_argument("--yes", action="store_true", help="approve every file change and command without asking")
+    p.add_argument("--read-only", action="store_true", help="refuse every file change and command")
+    p.add_argument("--allow-path", action="append", default=[], metavar="DIR", help="let file tools reach DIR too")
+    p.add_argument("--max-parallel-tools", type=_positive, default=4, metavar="N", help="tool workers (default 4)")
+    p.add_argument("--step-limit", type=_positive, default=None, metavar="N", help="model calls per turn (default 50)")
+    p.add_argument("--shell-timeout", type=float, default=None, metavar="S", help="execute_bash timeout (default 120)")
+    p.add_argument("--strip-reasoning", action="store_true", help="ask routers not to return reasoning text")
+    p.add_argument("--output-format", choices=("text", "json", "jsonl"), default="text", help="batch output format")
+    p.add_argument("--no-color", action="store_true", help="plain output without colours")
+    p.add_argument("--debug", action="store_true", help="show tracebacks")
+    return p
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def settings_from(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from slop.settings import Settings, env_settings
+
+    values = env_settings()
+    session = args.session or (args.session_name if args.session_name != "auth" else None) or "default"
+    flags = {
+        "session": session,
+        "prompt": args.prompt,
+        "model": args.model,
+        "provider": args.provider,
+        "db_path": args.db,
+        "approval": "yes" if args.yes else ("read-only" if args.read_only else "ask"),
+        "allow_paths": tuple(args.allow_path),
+        "max_parallel_tools": args.max_parallel_tools,
+        "step_limit": args.step_limit,
+        "shell_timeout": args.shell_timeout,
+        "strip_reasoning": args.strip_reasoning or None,
+        "output_format": args.output_format,
+        "no_color": args.no_color or None,
+        "debug": args.debug,
+    }
+    values.update({k: v for k, v in flags.items() if v is not None})
+    return Settings(**values)  # type: ignore[arg-type]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    if args.version:
+        from slop import __version__
+
+        print(f"slop {__version__}")
+        return EXIT_OK
+    from slop.errors import SlopError
+
+    try:
+        settings = settings_from(args)
+        if args.session_name == "auth" and not args.session:
+            from slop.providers.auth_flow import run_auth
+
+            return run_auth(settings)
+        if settings.prompt is not None:
+            from slop.runbatch import run_batch
+
+            return run_batch(settings)
+        from slop.ui.repl import run_repl
+
+        return run_repl(settings)
+    except SlopError as exc:
+        print(f"slop: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return EXIT_ERROR

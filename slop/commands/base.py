@@ -1,0 +1,133 @@
+"""The declarative slash-command registry. Handlers talk through CommandIO, never to the terminal."""
+
+from __future__ import annotations
+
+import difflib
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from slop.errors import CommandError
+
+if TYPE_CHECKING:
+    from slop.orchestrator import EventSink, Orchestrator
+    from slop.providers.registry import ProviderManager
+    from slop.settings import Settings
+    from slop.store import Store
+    from slop.store.memos import Memos
+
+
+class CommandIO(Protocol):
+    """Output and interaction for command handlers (the renderer, or a recording fake)."""
+
+    def info(self, text: str) -> None: ...
+    def success(self, text: str) -> None: ...
+    def warning(self, text: str) -> None: ...
+    def error(self, text: str) -> None: ...
+    def markdown(self, text: str) -> None: ...
+    def plain(self, text: str) -> None: ...
+    def table(self, title: str | None, columns: list[str], rows: list[list[str]]) -> None: ...
+    def edit(self, text: str, suffix: str = ".md") -> str | None:
+        """Open $VISUAL/$EDITOR on `text`; None when the editor failed or was cancelled."""
+        ...
+    def view(self, text: str, suffix: str = ".txt") -> None:
+        """Show long text: inline when it fits the terminal, else a read-only editor or pager."""
+        ...
+    def confirm(self, question: str) -> bool: ...
+
+
+@dataclass
+class CommandContext:
+    """What handlers can reach. `session` is the current session name."""
+
+    store: Store
+    memos: Memos
+    orchestrator: Orchestrator
+    providers: ProviderManager
+    settings: Settings
+    io: CommandIO
+    sink: EventSink
+    session: str = "default"
+    cancel: threading.Event = field(default_factory=threading.Event)
+    last_input: str = ""
+    exit_requested: bool = False
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Proceed:
+    """A handler's rewritten input, to be sent to the model as a user message."""
+
+    text: str
+
+
+Handler = Callable[[CommandContext, str], Proceed | None]
+Completer = Callable[[CommandContext, list[str]], list[str]]
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    name: str  # with the slash: "/context"
+    help: str  # one line
+    usage: str
+    category: str
+    handler: Handler
+    aliases: tuple[str, ...] = ()
+    subcommands: tuple[str, ...] = ()
+    complete: Completer | None = None
+
+
+CATEGORIES = ("Core", "Session & Memory", "Context & History", "Model & Configuration", "Agent Capabilities")
+
+
+class Registry:
+    def __init__(self, commands: Sequence[Command] = ()) -> None:
+        self._by_name: dict[str, Command] = {}
+        self._order: list[Command] = []
+        for command in commands:
+            self.add(command)
+
+    def add(self, command: Command) -> None:
+        for key in (command.name, *command.aliases):
+            if key in self._by_name:
+                raise ValueError(f"command {key} registered twice")
+            self._by_name[key] = command
+        self._order.append(command)
+
+    def commands(self) -> list[Command]:
+        return list(self._order)
+
+    def names(self) -> list[str]:
+        return sorted(self._by_name)
+
+    def find(self, name: str) -> Command | None:
+        return self._by_name.get(name)
+
+    def dispatch(self, ctx: CommandContext, line: str) -> Proceed | None:
+        """Run a slash command line. Unknown commands raise CommandError with a suggestion."""
+        name, _, args = line.strip().partition(" ")
+        command = self.find(name)
+        if command is None:
+            close = difflib.get_close_matches(name, self.names(), n=3, cutoff=0.5)
+            prefix = [n for n in self.names() if n.startswith(name)] if len(name) > 1 else []
+            hints = list(dict.fromkeys(prefix[:3] + close))
+            tip = f"; did you mean {' or '.join(hints)}?" if hints else "; /help lists the commands"
+            raise CommandError(f"unknown command {name}{tip}")
+        return command.handler(ctx, args.strip())
+
+
+def split_sub(args: str) -> tuple[str, str]:
+    sub, _, rest = args.strip().partition(" ")
+    return sub, rest.strip()
+
+
+def usage_error(command_usage: str, message: str = "") -> CommandError:
+    return CommandError(message or "wrong arguments", usage=command_usage)
+
+
+def parse_int(text: str, what: str, usage: str) -> int:
+    try:
+        return int(text)
+    except ValueError as exc:
+        raise CommandError(f"{what} must be a whole number, got {text!r}", usage=usage) from exc

@@ -1,0 +1,171 @@
+"""/context, /message and /undo: see and steer exactly what the model gets."""
+
+from __future__ import annotations
+
+from slop.commands.base import Command, CommandContext, Proceed, parse_int, split_sub, usage_error
+from slop.context.show import format_prompt
+from slop.errors import CommandError
+from slop.parser import parse
+from slop.records import Role, Status
+
+CONTEXT_USAGE = "/context show|window N|rebuild|drop GID|restore GID"
+MESSAGE_USAGE = "/message list [N]|show GID|remove GID"
+
+
+def context_cmd(ctx: CommandContext, args: str) -> Proceed | None:
+    sub, rest = split_sub(args)
+    handler = _CONTEXT_SUBS.get(sub)
+    if handler is None:
+        raise usage_error(CONTEXT_USAGE, f"unknown /context sub-command {sub!r}" if sub else "missing sub-command")
+    handler(ctx, rest)
+    return None
+
+
+def _show(ctx: CommandContext, _: str) -> None:
+    prompt = ctx.orchestrator.prompt_for(ctx.session)
+    if prompt is None:
+        return
+    info = ctx.store.sessions.get(ctx.session)
+    ctx.io.view(format_prompt(prompt, mode=info.context_mode, window=info.context_size), ".txt")
+
+
+def _window(ctx: CommandContext, rest: str) -> None:
+    usage = "/context window N   (N groups; 0 = full history)"
+    if not rest:
+        n = ctx.store.sessions.get(ctx.session).context_size
+        ctx.io.info(f"window: {'full history' if n == 0 else f'last {n} group(s)'}")
+        return
+    n = parse_int(rest, "the window size", usage)
+    if n < 0:
+        raise usage_error(usage, "the window size cannot be negative")
+    ctx.store.sessions.set_context_size(ctx.session, n)
+    ctx.io.success("full history in context" if n == 0 else f"rolling window: last {n} group(s)")
+
+
+def _rebuild(ctx: CommandContext, _: str) -> None:
+    ctx.io.info(ctx.orchestrator.rebuild_state(ctx.session, ctx.sink, ctx.cancel))
+
+
+def resolve_gid(ctx: CommandContext, gid: str, usage: str) -> str:
+    """A GID of the current session, or a clear error (missing, unknown, other session's)."""
+    if not gid:
+        raise usage_error(usage, "missing GID (see /message list)")
+    if ctx.store.messages.group_exists(ctx.session, gid):
+        return gid
+    owner = ctx.store.messages.group_owner(gid)
+    if owner is not None:
+        raise CommandError(f"group {gid} belongs to session '{owner}', not '{ctx.session}'")
+    raise CommandError(f"no group {gid} in session '{ctx.session}' (see /message list)")
+
+
+def _drop(ctx: CommandContext, rest: str) -> None:
+    gid = resolve_gid(ctx, rest, "/context drop GID")
+    if ctx.store.drop_group(ctx.session, gid):
+        ctx.io.success(f"group {gid} dropped from context (kept in the ledger; /context restore {gid} brings it back)")
+    else:
+        ctx.io.info(f"group {gid} was already out of context")
+
+
+def _restore(ctx: CommandContext, rest: str) -> None:
+    gid = resolve_gid(ctx, rest, "/context restore GID")
+    if ctx.store.restore_group(ctx.session, gid):
+        ctx.io.success(f"group {gid} restored to context")
+    else:
+        ctx.io.info(f"group {gid} was not dropped")
+
+
+_CONTEXT_SUBS = {"show": _show, "window": _window, "rebuild": _rebuild, "drop": _drop, "restore": _restore}
+
+
+def message_cmd(ctx: CommandContext, args: str) -> Proceed | None:
+    sub, rest = split_sub(args)
+    if sub == "list":
+        _list(ctx, rest)
+    elif sub in ("show", "view"):
+        _message_show(ctx, rest)
+    elif sub == "remove":
+        gid = resolve_gid(ctx, rest, "/message remove GID")
+        result = ctx.store.remove_group(ctx.session, gid)
+        ctx.io.success(f"group {gid} deleted ({result.messages} messages)")
+    else:
+        raise usage_error(MESSAGE_USAGE, f"unknown /message sub-command {sub!r}" if sub else "missing sub-command")
+    return None
+
+
+def _list(ctx: CommandContext, rest: str) -> None:
+    n = parse_int(rest, "N", "/message list [N]") if rest else 10
+    if n <= 0:
+        raise usage_error("/message list [N]", "N must be positive")
+    groups = ctx.store.messages.list_groups(ctx.session, n)
+    if not groups:
+        ctx.io.info(f"no messages in session '{ctx.session}' yet")
+        return
+    info = ctx.store.sessions.get(ctx.session)
+    visible = set(ctx.store.messages.last_group_ids(ctx.session, info.context_size)) if info.context_size else None
+    rows = []
+    for g in groups:
+        prompt = " ".join(g.prompt.split())
+        in_window = g.status == "active" and (visible is None or g.group_id in visible)
+        state = "yes" if in_window else ("no" if g.status == "active" else g.status)
+        rows.append([g.group_id, prompt[:50] + ("…" if len(prompt) > 50 else ""), str(g.tokens or "-"),
+                     str(g.messages), state])
+    ctx.io.table(f"Last {len(groups)} group(s) of '{ctx.session}'", ["GID", "Prompt", "Tokens", "Msgs", "In context"], rows)
+
+
+def _message_show(ctx: CommandContext, rest: str) -> None:
+    gid = resolve_gid(ctx, rest, "/message show GID")
+    lines = [f"### Group {gid}"]
+    for msg in ctx.store.messages.group(ctx.session, gid):
+        head = f"#### {msg.role} #{msg.id} · {msg.content_tokens} tokens"
+        if msg.status not in (Status.COMPLETED,):
+            head += f" · {msg.status}"
+        lines.append(head)
+        parsed = parse(msg)
+        if parsed.thoughts:
+            lines.append("> " + parsed.thoughts.replace("\n", "\n> "))
+        if msg.role == Role.TOOL:
+            lines.append(f"result of `{msg.tool_call_id}`:\n```\n{msg.content}\n```")
+            continue
+        if parsed.text:
+            lines.append(parsed.text)
+        lines += [f"- tool call `{c.name}` `{c.arguments}` (id {c.id})" for c in parsed.tool_calls]
+    ctx.io.view("\n\n".join(lines), ".md")
+
+
+def undo_cmd(ctx: CommandContext, args: str) -> Proceed | None:
+    result = ctx.store.undo(ctx.session)
+    if result is None:
+        ctx.io.info("nothing to undo")
+        return None
+    extra = "; scratchpad restored" if result.scratchpad_restored else ""
+    state = ctx.store.sessions.state(ctx.session)
+    ctx.io.success(f"undid group {result.group_id} ({result.messages} messages){extra}; "
+                   + ("STATE is back to the previous one" if state else "no STATE remains"))
+    return None
+
+
+def _complete_context(ctx: CommandContext, words: list[str]) -> list[str]:
+    if len(words) <= 1:
+        return list(_CONTEXT_SUBS)
+    if words[0] in ("drop", "restore"):
+        return ctx.store.messages.last_group_ids(ctx.session, 20, include_hidden=True)
+    return []
+
+
+def _complete_message(ctx: CommandContext, words: list[str]) -> list[str]:
+    if len(words) <= 1:
+        return ["list", "show", "remove"]
+    if words[0] in ("show", "remove"):
+        return ctx.store.messages.last_group_ids(ctx.session, 20, include_hidden=True)
+    return []
+
+
+COMMANDS = (
+    Command("/context", "See and steer what the model gets: show, window N, rebuild, drop/restore GID",
+            CONTEXT_USAGE, "Context & History", context_cmd, subcommands=tuple(_CONTEXT_SUBS),
+            complete=_complete_context),
+    Command("/message", "List, show or delete conversation groups", MESSAGE_USAGE, "Context & History",
+            message_cmd, aliases=("/messages",), subcommands=("list", "show", "remove"), complete=_complete_message),
+    Command("/undo", "Delete the last group and roll back its STATE and scratchpad changes", "/undo",
+            "Context & History", undo_cmd),
+)

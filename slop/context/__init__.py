@@ -1,0 +1,1 @@
+"""Prompt assembly as pure functions over records. Imports no store and no SDK."""

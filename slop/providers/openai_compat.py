@@ -1,0 +1,219 @@
+"""OpenAI-compatible chat completions through the `openai` SDK (OpenAI, OpenRouter,
+Ollama, vLLM, llama.cpp servers). The SDK is imported when the first request is made."""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+from slop import parser
+from slop.errors import (
+    AuthError,
+    BadResponse,
+    ContextTooLong,
+    ProviderError,
+    ProviderUnavailable,
+    RateLimited,
+)
+from slop.providers.base import EventCallback, ProviderReply, ReasoningDelta, TextDelta
+from slop.providers.pump import pump
+from slop.providers.retry import retry_after_seconds
+from slop.records import Prompt, Strategy, ToolCall, ToolSpec, Usage
+
+DEFAULT_MODEL = "gpt-4o-mini"
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+class OpenAIProvider:
+    strategy = Strategy.OPENAI
+
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        base_url: str = "",
+        model: str = "",
+        strip_reasoning: bool = False,
+        max_retries: int = 2,
+        timeout: float = 600.0,
+    ) -> None:
+        self.model = model or DEFAULT_MODEL
+        self.base_url = base_url or DEFAULT_BASE_URL
+        self._api_key = api_key or "not-needed"  # local servers (Ollama, llama.cpp) take any key
+        self._strip_reasoning = strip_reasoning
+        self._max_retries = max_retries
+        self._timeout = timeout
+        self._client: Any = None
+
+    def _sdk(self) -> Any:
+        if self._client is None:
+            import httpx
+            import openai  # lazy: ~1 s to import
+
+            self._client = openai.OpenAI(
+                api_key=self._api_key,
+                base_url=self.base_url,
+                max_retries=self._max_retries,
+                timeout=httpx.Timeout(self._timeout, connect=10.0),
+            )
+        return self._client
+
+    def request_body(self, prompt: Prompt) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": parser.openai_messages(prompt),
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if prompt.tools:
+            body["tools"] = [tool_schema(t) for t in prompt.tools]
+        if self._strip_reasoning:
+            body["extra_body"] = {"reasoning": {"exclude": True}}
+        return body
+
+    def stream(self, prompt: Prompt, cancel: threading.Event, on_event: EventCallback) -> ProviderReply:
+        body = self.request_body(prompt)
+        acc = _Accumulator(self.model)
+        return pump(lambda emit, stop: self._produce(body, acc, emit, stop), acc, cancel, on_event, self._map_error)
+
+    def _produce(self, body: dict[str, Any], acc: _Accumulator, emit: Any, stop: threading.Event) -> None:
+        stream = self._sdk().chat.completions.create(**body)
+        try:
+            for chunk in stream:
+                if stop.is_set():
+                    break
+                for event in acc.add(chunk):
+                    emit(event)
+        finally:
+            stream.close()
+        if not stop.is_set() and acc.finish_reason is None:
+            raise BadResponse("the model's reply was cut off before it finished; try again", partial=acc.text)
+
+    def list_models(self) -> list[str]:
+        try:
+            return sorted(m.id for m in self._sdk().models.list())
+        except Exception as exc:  # noqa: BLE001 - mapped to one clear line
+            raise self._map_error(exc) from exc
+
+    def _map_error(self, exc: BaseException) -> ProviderError:
+        return map_openai_error(exc, self.base_url)
+
+
+def tool_schema(spec: ToolSpec) -> dict[str, Any]:
+    return {"type": "function", "function": {"name": spec.name, "description": spec.description, "parameters": spec.parameters}}
+
+
+class _Accumulator:
+    """Reassembles streamed deltas: text, reasoning, tool calls split across chunks."""
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self.text = ""
+        self.reasoning = ""
+        self.calls: dict[int, dict[str, str]] = {}
+        self.usage: Usage | None = None
+        self.finish_reason: str | None = None
+
+    def add(self, chunk: Any) -> list[TextDelta | ReasoningDelta]:
+        events: list[TextDelta | ReasoningDelta] = []
+        if getattr(chunk, "model", None):
+            self.model = chunk.model
+        if getattr(chunk, "usage", None):
+            u = chunk.usage
+            self.usage = Usage(u.prompt_tokens or 0, u.completion_tokens or 0, u.total_tokens or 0, self.model)
+        for choice in chunk.choices or []:
+            delta = choice.delta
+            reasoning = _extra(delta, "reasoning_content") or _extra(delta, "reasoning")
+            if isinstance(reasoning, str) and reasoning:
+                self.reasoning += reasoning
+                events.append(ReasoningDelta(reasoning))
+            if delta.content:
+                self.text += delta.content
+                events.append(TextDelta(delta.content))
+            for tc in delta.tool_calls or []:
+                slot = self.calls.setdefault(tc.index, {"id": "", "name": "", "arguments": ""})
+                slot["id"] = tc.id or slot["id"]
+                if tc.function is not None:
+                    slot["name"] += tc.function.name or ""
+                    slot["arguments"] += tc.function.arguments or ""
+            if choice.finish_reason:
+                self.finish_reason = choice.finish_reason
+        return events
+
+    def reply(self, cancelled: bool) -> ProviderReply:
+        calls = () if cancelled else tuple(
+            ToolCall(slot["id"] or f"call_{i}", slot["name"], slot["arguments"] or "{}")
+            for i, slot in sorted(self.calls.items())
+        )
+        return ProviderReply(
+            text=self.text,
+            reasoning=self.reasoning,
+            tool_calls=calls,
+            native=parser.openai_native(self.text, calls) if calls else "",
+            usage=self.usage,
+            finish_reason="cancelled" if cancelled else ("tool_calls" if calls else (self.finish_reason or "stop")),
+            model=self.model,
+        )
+
+
+def _extra(delta: Any, name: str) -> Any:
+    value = getattr(delta, name, None)
+    if value is None and getattr(delta, "model_extra", None):
+        value = delta.model_extra.get(name)
+    return value
+
+
+def map_openai_error(exc: BaseException, base_url: str) -> ProviderError:
+    """Map SDK exceptions to one-line errors that say what to do."""
+    import openai
+
+    if isinstance(exc, ProviderError):
+        return exc
+    if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
+        return AuthError(
+            f"the server at {base_url} rejected the API key ({exc.status_code}); check OPENAI_API_KEY",
+            status=exc.status_code,
+        )
+    if isinstance(exc, openai.RateLimitError):
+        wait = retry_after_seconds(dict(exc.response.headers), _body(exc))
+        hint = f"; the server asks to wait {wait:.0f}s" if wait else ""
+        return RateLimited(f"rate limited by the provider (429) after retries{hint}; try again shortly", retry_after=wait)
+    if isinstance(exc, openai.BadRequestError) and _is_context_error(exc):
+        return ContextTooLong(f"the prompt is too long for the model: {_message(exc)}", status=400)
+    if isinstance(exc, openai.APITimeoutError):
+        return ProviderUnavailable(f"the request to {base_url} timed out; check the server or raise SLOP_REQUEST_TIMEOUT")
+    if isinstance(exc, openai.APIConnectionError):
+        return ProviderUnavailable(f"cannot reach {base_url}; check OPENAI_BASE_URL and that the server is running")
+    if isinstance(exc, openai.NotFoundError):
+        return ProviderError(f"not found (404): {_message(exc)}; check the model name (/models lists them)", status=404)
+    if isinstance(exc, openai.InternalServerError):
+        return ProviderUnavailable(f"the provider failed ({exc.status_code}) after retries: {_message(exc)}", status=exc.status_code)
+    if isinstance(exc, openai.APIStatusError):
+        return ProviderError(f"the provider answered {exc.status_code}: {_message(exc)}", status=exc.status_code)
+    if isinstance(exc, json.JSONDecodeError | ValueError):
+        return BadResponse(f"the provider sent a malformed reply ({exc}); try again")
+    if isinstance(exc, openai.OpenAIError):
+        return BadResponse(f"the provider's reply could not be read: {exc}")
+    return BadResponse(f"the connection failed mid-reply ({type(exc).__name__}: {exc}); try again")
+
+
+def _body(exc: Any) -> Any:
+    body = getattr(exc, "body", None)
+    return body if isinstance(body, dict) else None
+
+
+def _message(exc: Any) -> str:
+    body = _body(exc)
+    if body:
+        err = body.get("error", body)
+        if isinstance(err, dict) and err.get("message"):
+            return str(err["message"])
+        if body.get("message"):
+            return str(body["message"])
+    return str(getattr(exc, "message", exc))
+
+
+def _is_context_error(exc: Any) -> bool:
+    text = (_message(exc) + " " + str(getattr(exc, "code", ""))).lower()
+    return any(k in text for k in ("context_length", "context length", "maximum context", "too many tokens", "too long"))

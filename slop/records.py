@@ -1,0 +1,219 @@
+"""Plain value records shared by every layer. Stdlib only; no I/O.
+
+Stored message formats (the `content` column), by role and status:
+
+* ``user``: the user's text.
+* ``assistant`` with status ``completed`` / ``interrupted``: the answer text.
+* ``assistant`` with status ``tool_call``: the provider-native JSON of the reply
+  (OpenAI: an assistant message dict with ``tool_calls``; Gemini: a ``Content``
+  dict with ``parts``). Only :mod:`slop.parser` reads it.
+* ``tool``: the tool's result text; ``tool_call_id`` links it to its call and the
+  status is ``completed``, ``error`` or ``cancelled``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class Role:
+    SYSTEM = "system"
+    USER = "user"
+    ASSISTANT = "assistant"
+    TOOL = "tool"
+    ALL = (SYSTEM, USER, ASSISTANT, TOOL)
+
+
+class Status:
+    COMPLETED = "completed"
+    TOOL_CALL = "tool_call"
+    ERROR = "error"
+    CANCELLED = "cancelled"
+    INTERRUPTED = "interrupted"  # a reply the user stopped; the partial text is kept
+    DROPPED = "dropped"  # soft-deleted by /context drop: in the ledger, out of every context
+    COMPACTED = "compacted"  # replaced in context by a summary; still in the ledger
+    ARCHIVED = "archived"  # moved to cold storage by the relevance strategy
+    HIDDEN = (DROPPED, COMPACTED, ARCHIVED)
+
+
+class Strategy:
+    OPENAI = "openai"
+    GEMINI = "gemini"
+    GEMINI_GCA = "gemini_gca"
+    ALL = (OPENAI, GEMINI, GEMINI_GCA)
+
+
+def strategies_compatible(a: str | None, b: str | None) -> bool:
+    """Whether tool rows written under strategy `a` can be replayed under `b`."""
+    if not a or not b:
+        return True  # legacy rows without a strategy are kept
+    family = {Strategy.GEMINI: "g", Strategy.GEMINI_GCA: "g", Strategy.OPENAI: "o"}
+    return family.get(a, a) == family.get(b, b)
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One row of the `messages` table."""
+
+    id: int
+    session_id: str
+    role: str
+    content: str
+    status: str = Status.COMPLETED
+    group_id: str | None = None
+    tool_call_id: str | None = None
+    parsing_strategy: str | None = None
+    tokens: int = 0
+    created_at: str = ""
+    reasoning: str | None = None
+    content_tokens: int = 0
+
+    @property
+    def is_tool_related(self) -> bool:
+        return self.role == Role.TOOL or self.status == Status.TOOL_CALL
+
+
+@dataclass(frozen=True, slots=True)
+class NewMessage:
+    """A message about to be appended (no id yet)."""
+
+    role: str
+    content: str
+    status: str = Status.COMPLETED
+    tool_call_id: str | None = None
+    parsing_strategy: str | None = None
+    tokens: int | None = None  # None: count with the tokenizer on insert
+    reasoning: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A call the model asked for. `arguments` is the raw JSON text the model sent."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    call_id: str
+    name: str
+    content: str
+    status: str = Status.COMPLETED  # completed | error | cancelled
+    duration: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedMessage:
+    """What the parser reads out of a stored row, whatever the strategy."""
+
+    text: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    thoughts: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+    model: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A tool as the model sees it: name, description and JSON schema."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    mutating: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Memo:
+    id: int
+    content: str
+    tags: tuple[str, ...]
+    created_at: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Skill:
+    id: int
+    name: str
+    description: str
+    patch: str
+    activation_count: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    """Per-session settings and working memory (the `sessions` row)."""
+
+    name: str
+    context_size: int = 5
+    scratchpad: str = ""
+    active_skills: tuple[str, ...] = ()
+    provider: str = ""
+    model: str = ""
+    context_mode: str = "window"
+    budget: int = 0  # 0: the model's default budget
+    throttle: float = 0.0
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class GroupSummary:
+    """One line of /message list."""
+
+    group_id: str
+    prompt: str
+    tokens: int
+    messages: int
+    status: str
+    created_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class Layer:
+    """One named block of the system instruction (system prompt, tools, STATE, ...)."""
+
+    name: str
+    text: str
+    tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryEntry:
+    """A message as it goes into the request: `content` may be truncated or prefixed."""
+
+    message: Message
+    content: str
+    tokens: int
+    truncated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """The exact request content: built by `slop.context.assemble`, sent by a provider,
+    and shown by /context show. Providers render it into their wire format through
+    `slop.parser`."""
+
+    layers: tuple[Layer, ...]
+    history: tuple[HistoryEntry, ...]
+    tools: tuple[ToolSpec, ...]
+    strategy: str
+    budget: int = 0
+    notes: tuple[str, ...] = ()
+    token_estimate_exact: bool = True
+
+    @property
+    def system_text(self) -> str:
+        return "\n".join(layer.text for layer in self.layers if layer.text)
+
+    @property
+    def total_tokens(self) -> int:
+        return sum(layer.tokens for layer in self.layers) + sum(e.tokens for e in self.history)

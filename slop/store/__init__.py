@@ -1,0 +1,80 @@
+"""The SQLite ledger. Knows records; nothing of providers, tools or the terminal."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from slop.records import Status
+from slop.store.catalog import Catalog
+from slop.store.db import Database
+from slop.store.memos import MEMO_SCHEMA, Memos
+from slop.store.messages import Messages
+from slop.store.migrations import migrate
+from slop.store.sessions import Sessions
+from slop.store.usage import UsageLog
+
+__all__ = ["Store", "UndoResult", "open_memo_store"]
+
+
+def _estimate(text: str) -> int:
+    return (len(text) + 3) // 4
+
+
+@dataclass(frozen=True, slots=True)
+class UndoResult:
+    group_id: str
+    messages: int
+    scratchpad_restored: bool
+
+
+class Store:
+    """The project ledger: messages, sessions, STATE, usage, skills, tools."""
+
+    def __init__(self, db: Database, count_tokens: Callable[[str], int] = _estimate) -> None:
+        self.db = db
+        self.path = db.path
+        self.messages = Messages(db, count_tokens)
+        self.sessions = Sessions(db)
+        self.usage = UsageLog(db)
+        self.catalog = Catalog(db)
+        # Memos of the ledger itself (std::slop compatibility); the app normally
+        # swaps in the user-level memo store from open_memo_store().
+        self.memos = Memos(db)
+
+    @classmethod
+    def open(cls, path: str, count_tokens: Callable[[str], int] = _estimate) -> Store:
+        db = Database(path)
+        migrate(db)
+        store = cls(db, count_tokens)
+        store.catalog.install_default_skills()
+        return store
+
+    def close(self) -> None:
+        self.db.close()
+
+    def remove_group(self, session_id: str, group_id: str) -> UndoResult:
+        """Delete a group of this session and roll back what it changed: its STATE
+        rows and its scratchpad edits. One transaction."""
+        with self.db.transaction():
+            restored = self.sessions.restore_scratchpad_before(session_id, group_id)
+            count = self.messages.delete_group(session_id, group_id)
+        return UndoResult(group_id, count, restored)
+
+    def undo(self, session_id: str) -> UndoResult | None:
+        gid = self.messages.last_group_id(session_id)
+        return None if gid is None else self.remove_group(session_id, gid)
+
+    def drop_group(self, session_id: str, group_id: str) -> int:
+        return self.messages.set_group_status(session_id, group_id, Status.DROPPED)
+
+    def restore_group(self, session_id: str, group_id: str) -> int:
+        return self.messages.set_group_status(session_id, group_id, Status.COMPLETED, only_from=Status.DROPPED)
+
+
+def open_memo_store(path: str) -> Memos:
+    """The user-level memo database (shared across projects)."""
+    db = Database(path)
+    with db.transaction():
+        db.executescript_in_transaction(MEMO_SCHEMA)
+    return Memos(db)

@@ -1,0 +1,116 @@
+"""Memos: long-lived knowledge tagged for retrieval, kept in a user-level database so
+they follow the user across sessions and projects."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from slop.records import Memo
+from slop.store.db import Database
+
+MEMO_SCHEMA = """
+CREATE TABLE IF NOT EXISTS llm_memos (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    content TEXT NOT NULL,
+    semantic_tags TEXT NOT NULL,
+    created_at DATETIME DEFAULT CURRENT_TIMESTAMP
+);
+"""
+
+# The original's stop-word list: words that say nothing about a topic.
+STOP_WORDS = frozenset(
+    """about above after again against all and any because been before being below between both but could
+    did does doing down during each few for from further had has have having here how into its just more most
+    now off once only other ought our ours out own same she should some such than that the their theirs them
+    then there these they this those through too under until very was were what when where which while who
+    whom why with would you your yours yourself yourselves""".split()
+)
+_SPLIT = re.compile(r"[\s.,;:()\[\]{}<>\"'\-]+")
+
+
+def extract_keywords(text: str) -> list[str]:
+    """Lower-cased words longer than 3 letters that are not stop words, first occurrence first."""
+    seen: dict[str, None] = {}
+    for word in _SPLIT.split(text.lower()):
+        word = word.strip()
+        if len(word) > 3 and word not in STOP_WORDS:
+            seen.setdefault(word, None)
+    return list(seen)
+
+
+def normalise_tags(tags: list[str]) -> list[str]:
+    out: dict[str, None] = {}
+    for tag in tags:
+        clean = tag.strip().lower().replace(" ", "-")
+        if clean:
+            out.setdefault(clean, None)
+    return list(out)
+
+
+def tag_matches(tag: str, wanted: str) -> bool:
+    """A memo tag matches a keyword exactly or as one part of a compound tag (arch-decision)."""
+    return tag == wanted or wanted in tag.split("-")
+
+
+class Memos:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def add(self, content: str, tags: list[str]) -> int:
+        with self._db.transaction():
+            cur = self._db.execute(
+                "INSERT INTO llm_memos(content, semantic_tags) VALUES (?, ?)",
+                (content, json.dumps(normalise_tags(tags))),
+            )
+            return int(cur.lastrowid or 0)
+
+    def update(self, memo_id: int, content: str, tags: list[str]) -> bool:
+        with self._db.transaction():
+            cur = self._db.execute(
+                "UPDATE llm_memos SET content=?, semantic_tags=? WHERE id=?",
+                (content, json.dumps(normalise_tags(tags)), memo_id),
+            )
+            return cur.rowcount > 0
+
+    def remove(self, memo_id: int) -> bool:
+        with self._db.transaction():
+            return self._db.execute("DELETE FROM llm_memos WHERE id=?", (memo_id,)).rowcount > 0
+
+    def get(self, memo_id: int) -> Memo | None:
+        row = self._db.execute("SELECT * FROM llm_memos WHERE id=?", (memo_id,)).fetchone()
+        return None if row is None else _to_memo(row)
+
+    def all(self) -> list[Memo]:
+        return [_to_memo(r) for r in self._db.query("SELECT * FROM llm_memos ORDER BY id")]
+
+    def find(self, queries: list[str], limit: int = 5) -> list[Memo]:
+        """Memos whose tags match the keywords of `queries`, best first.
+
+        Ranked by how many keywords matched, then by recency. Tags are parsed in
+        Python, so one memo with broken tags cannot disable retrieval for all."""
+        wanted: dict[str, None] = {}
+        for item in queries:
+            for word in extract_keywords(item):
+                wanted.setdefault(word, None)
+            whole = item.strip().lower()
+            if len(whole) > 2 and whole not in STOP_WORDS:
+                wanted.setdefault(whole, None)
+        if not wanted:
+            return []
+        scored: list[tuple[int, int, Memo]] = []
+        for memo in self.all():
+            hits = sum(1 for w in wanted if any(tag_matches(t, w) for t in memo.tags))
+            if hits:
+                scored.append((hits, memo.id, memo))
+        scored.sort(key=lambda item: (-item[0], -item[1]))
+        return [memo for _, _, memo in scored[:limit]]
+
+
+def _to_memo(row: object) -> Memo:
+    try:
+        tags = json.loads(row["semantic_tags"])  # type: ignore[index]
+        tags = [str(t) for t in tags] if isinstance(tags, list) else [str(tags)]
+    except (json.JSONDecodeError, TypeError):
+        tags = [t for t in str(row["semantic_tags"]).split(",") if t]  # type: ignore[index]
+    return Memo(int(row["id"]), row["content"], tuple(normalise_tags(tags)), row["created_at"] or "")  # type: ignore[index]

@@ -1,0 +1,230 @@
+"""Messages and groups: append, window, drop/restore, delete, list."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable, Iterable
+
+from slop.errors import StoreError
+from slop.records import GroupSummary, Message, NewMessage, Role, Status
+from slop.store.db import Database
+
+TokenCounter = Callable[[str], int]
+
+_HIDDEN = "('" + "','".join(Status.HIDDEN) + "')"
+_COLUMNS = (
+    "id, session_id, role, content, status, group_id, tool_call_id, parsing_strategy, tokens, created_at,"
+    " reasoning, content_tokens"
+)
+
+
+def row_to_message(row: sqlite3.Row) -> Message:
+    return Message(
+        id=row["id"],
+        session_id=row["session_id"],
+        role=row["role"],
+        content=row["content"] or "",
+        status=row["status"] or Status.COMPLETED,
+        group_id=row["group_id"],
+        tool_call_id=row["tool_call_id"],
+        parsing_strategy=row["parsing_strategy"],
+        tokens=row["tokens"] or 0,
+        created_at=row["created_at"] or "",
+        reasoning=row["reasoning"],
+        content_tokens=row["content_tokens"] or 0,
+    )
+
+
+class Messages:
+    def __init__(self, db: Database, count_tokens: TokenCounter) -> None:
+        self._db = db
+        self._count = count_tokens
+
+    # ---- writing -------------------------------------------------------------------
+    def new_group_id(self) -> str:
+        """A group id unique across sessions and increasing in time.
+
+        Nanosecond clock, zero-padded so text order equals time order, and bumped past
+        the largest id in the ledger so clock steps back or fast clones never collide."""
+        with self._db.transaction():
+            latest = self._db.scalar("SELECT MAX(group_id) FROM messages")
+            now = time.time_ns()
+            if latest is not None and str(latest).isdigit() and int(latest) >= now:
+                now = int(latest) + 1
+            return f"{now:019d}"
+
+    def append(self, session_id: str, group_id: str | None, message: NewMessage) -> int:
+        """Append one message in its own transaction; tokens are counted here, once."""
+        return self.append_many(session_id, group_id, [message])[0]
+
+    def append_many(self, session_id: str, group_id: str | None, messages: Iterable[NewMessage]) -> list[int]:
+        """Append several messages atomically: all of them or none."""
+        ids: list[int] = []
+        with self._db.transaction():
+            self._db.execute("INSERT OR IGNORE INTO sessions(id, name) VALUES (?, ?)", (session_id, session_id))
+            for msg in messages:
+                if msg.role not in Role.ALL:
+                    raise StoreError(f"invalid role {msg.role!r}")
+                own = self._count(msg.content)
+                tokens = msg.tokens if msg.tokens is not None else own
+                cur = self._db.execute(
+                    "INSERT INTO messages(session_id, role, content, status, group_id, tool_call_id,"
+                    " parsing_strategy, tokens, reasoning, content_tokens, created_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, strftime('%Y-%m-%d %H:%M:%f', 'now'))",
+                    (
+                        session_id,
+                        msg.role,
+                        msg.content,
+                        msg.status,
+                        group_id,
+                        msg.tool_call_id,
+                        msg.parsing_strategy,
+                        tokens,
+                        msg.reasoning,
+                        own,
+                    ),
+                )
+                ids.append(int(cur.lastrowid or 0))
+        return ids
+
+    def set_tokens(self, message_id: int, tokens: int) -> None:
+        with self._db.transaction():
+            self._db.execute("UPDATE messages SET tokens=? WHERE id=?", (tokens, message_id))
+
+    # ---- reading -------------------------------------------------------------------
+    def get(self, message_id: int) -> Message | None:
+        row = self._db.execute(f"SELECT {_COLUMNS} FROM messages WHERE id=?", (message_id,)).fetchone()
+        return None if row is None else row_to_message(row)
+
+    def last_group_ids(self, session_id: str, n: int, *, include_hidden: bool = False) -> list[str]:
+        """The session's last `n` group ids, newest first (n <= 0: all of them)."""
+        hidden = "" if include_hidden else f" AND status NOT IN {_HIDDEN}"
+        limit = " LIMIT ?" if n > 0 else ""
+        params: tuple[object, ...] = (session_id, n) if n > 0 else (session_id,)
+        rows = self._db.query(
+            "SELECT DISTINCT group_id FROM messages WHERE session_id=? AND group_id IS NOT NULL"
+            f"{hidden} ORDER BY group_id DESC{limit}",
+            params,
+        )
+        return [r[0] for r in rows]
+
+    def window(self, session_id: str, n: int) -> list[Message]:
+        """Messages of the last `n` visible groups (n <= 0: full history), oldest first.
+
+        Rows without a group are always included. Cost follows the window, not the
+        history: both queries walk the (session_id, group_id) index from the end."""
+        if n <= 0:
+            rows = self._db.query(
+                f"SELECT {_COLUMNS} FROM messages WHERE session_id=? AND status NOT IN {_HIDDEN} ORDER BY id",
+                (session_id,),
+            )
+            return [row_to_message(r) for r in rows]
+        gids = self.last_group_ids(session_id, n)
+        return self.messages_of_groups(session_id, gids, include_ungrouped=True)
+
+    def messages_of_groups(
+        self, session_id: str, group_ids: list[str], *, include_ungrouped: bool = False, include_hidden: bool = False
+    ) -> list[Message]:
+        hidden = "" if include_hidden else f" AND status NOT IN {_HIDDEN}"
+        marks = ",".join("?" * len(group_ids))
+        where = f"group_id IN ({marks})" if group_ids else "0"
+        if include_ungrouped:
+            where = f"({where} OR group_id IS NULL)"
+        rows = self._db.query(
+            f"SELECT {_COLUMNS} FROM messages WHERE session_id=? AND {where}{hidden} ORDER BY id",
+            (session_id, *group_ids),
+        )
+        return [row_to_message(r) for r in rows]
+
+    def group(self, session_id: str, group_id: str) -> list[Message]:
+        """Every message of a group of this session, hidden ones included."""
+        return self.messages_of_groups(session_id, [group_id], include_hidden=True)
+
+    def group_exists(self, session_id: str, group_id: str) -> bool:
+        return (
+            self._db.scalar("SELECT 1 FROM messages WHERE session_id=? AND group_id=? LIMIT 1", (session_id, group_id))
+            is not None
+        )
+
+    def group_owner(self, group_id: str) -> str | None:
+        return self._db.scalar("SELECT session_id FROM messages WHERE group_id=? LIMIT 1", (group_id,))
+
+    def last_group_id(self, session_id: str) -> str | None:
+        ids = self.last_group_ids(session_id, 1, include_hidden=True)
+        return ids[0] if ids else None
+
+    def list_groups(self, session_id: str, n: int) -> list[GroupSummary]:
+        """Summaries of the last `n` groups, newest first."""
+        gids = self.last_group_ids(session_id, n, include_hidden=True)
+        if not gids:
+            return []
+        marks = ",".join("?" * len(gids))
+        rows = self._db.query(
+            "SELECT group_id,"
+            " (SELECT content FROM messages u WHERE u.session_id=m.session_id AND u.group_id=m.group_id"
+            "   AND u.role='user' ORDER BY id LIMIT 1) AS prompt,"
+            " MAX(CASE WHEN role='assistant' THEN tokens ELSE 0 END) AS tokens, COUNT(*) AS n,"
+            " MIN(status) AS any_status, MAX(status) AS max_status,"
+            " SUM(status IN " + _HIDDEN + ") AS hidden, MIN(created_at) AS created"
+            f" FROM messages m WHERE session_id=? AND group_id IN ({marks}) GROUP BY group_id ORDER BY group_id DESC",
+            (session_id, *gids),
+        )
+        out = []
+        for r in rows:
+            status = _group_status(r)
+            out.append(GroupSummary(r["group_id"], r["prompt"] or "", r["tokens"] or 0, r["n"], status, r["created"]))
+        return out
+
+    def count(self, session_id: str) -> int:
+        return int(self._db.scalar("SELECT COUNT(*) FROM messages WHERE session_id=?", (session_id,)) or 0)
+
+    def last_user_text(self, session_id: str) -> str:
+        row = self._db.execute(
+            "SELECT content FROM messages WHERE session_id=? AND role='user' ORDER BY id DESC LIMIT 1", (session_id,)
+        ).fetchone()
+        return row[0] if row else ""
+
+    def recent(self, session_id: str, limit: int) -> list[Message]:
+        rows = self._db.query(
+            f"SELECT {_COLUMNS} FROM (SELECT * FROM messages WHERE session_id=? ORDER BY id DESC LIMIT ?) ORDER BY id",
+            (session_id, limit),
+        )
+        return [row_to_message(r) for r in rows]
+
+    # ---- changing groups -----------------------------------------------------------
+    def set_group_status(self, session_id: str, group_id: str, status: str, *, only_from: str | None = None) -> int:
+        """Mark a whole group (e.g. dropped); returns how many rows changed."""
+        with self._db.transaction():
+            if status in Status.HIDDEN:
+                # Remember each row's own status so a restore gives back exactly what was there.
+                self._db.execute(
+                    "INSERT OR IGNORE INTO hidden_status(message_id, status) SELECT id, status FROM messages"
+                    f" WHERE session_id=? AND group_id=? AND status NOT IN {_HIDDEN}",
+                    (session_id, group_id),
+                )
+                cur = self._db.execute(
+                    f"UPDATE messages SET status=? WHERE session_id=? AND group_id=? AND status NOT IN {_HIDDEN}",
+                    (status, session_id, group_id),
+                )
+                return cur.rowcount
+            cur = self._db.execute(
+                "UPDATE messages SET status=COALESCE((SELECT h.status FROM hidden_status h WHERE h.message_id=messages.id),"
+                " 'completed') WHERE session_id=? AND group_id=? AND status=?",
+                (session_id, group_id, only_from or Status.DROPPED),
+            )
+            return cur.rowcount
+
+    def delete_group(self, session_id: str, group_id: str) -> int:
+        """Hard-delete a group of this session with what it changed (STATE rows, usage
+        stays as billing history). Other sessions are never touched."""
+        with self._db.transaction():
+            cur = self._db.execute("DELETE FROM messages WHERE session_id=? AND group_id=?", (session_id, group_id))
+            self._db.execute("DELETE FROM session_state WHERE session_id=? AND group_id=?", (session_id, group_id))
+            return cur.rowcount
+
+
+def _group_status(row: sqlite3.Row) -> str:
+    if row["hidden"] and row["hidden"] == row["n"]:
+        return str(row["max_status"])
+    return "active"

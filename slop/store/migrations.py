@@ -1,0 +1,111 @@
+"""Numbered schema migrations, tracked in PRAGMA user_version, each in one transaction.
+
+Tables stay compatible with std::slop's ledger so its SQL works as written
+(`SELECT content FROM messages WHERE id=<ID>`)."""
+
+from __future__ import annotations
+
+from slop.store.db import Database
+
+M001_INITIAL = """
+CREATE TABLE IF NOT EXISTS messages (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL,
+    role TEXT NOT NULL CHECK(role IN ('system', 'user', 'assistant', 'tool')),
+    content TEXT NOT NULL DEFAULT '',
+    tool_call_id TEXT,
+    status TEXT NOT NULL DEFAULT 'completed',
+    created_at DATETIME DEFAULT CURRENT_TIMESTAMP,
+    group_id TEXT,
+    parsing_strategy TEXT,
+    tokens INTEGER DEFAULT 0,
+    reasoning TEXT,
+    -- the row's own size, counted once on insert (`tokens` keeps std::slop's meaning:
+    -- for assistant rows, prompt + completion of the call that produced them)
+    content_tokens INTEGER DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS idx_messages_session_group ON messages(session_id, group_id, status);
+CREATE INDEX IF NOT EXISTS idx_messages_group ON messages(group_id);
+CREATE TABLE IF NOT EXISTS sessions (
+    id TEXT PRIMARY KEY,
+    name TEXT,
+    context_size INTEGER DEFAULT 5,
+    scratchpad TEXT DEFAULT '',
+    active_skills TEXT DEFAULT '[]',
+    settings TEXT DEFAULT '{}',
+    created_at DATETIME DEFAULT CURRENT_TIMESTAMP
+);
+-- One row per STATE a group produced: the latest row is the anchor, and deleting a
+-- group's rows brings the previous STATE back exactly.
+CREATE TABLE IF NOT EXISTS session_state (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL,
+    group_id TEXT,
+    state_blob TEXT NOT NULL,
+    created_at DATETIME DEFAULT CURRENT_TIMESTAMP
+);
+CREATE INDEX IF NOT EXISTS idx_state_session ON session_state(session_id, id);
+-- The scratchpad as it was before a group first changed it, so /undo can restore it.
+CREATE TABLE IF NOT EXISTS scratchpad_history (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL,
+    group_id TEXT NOT NULL,
+    previous TEXT NOT NULL,
+    UNIQUE(session_id, group_id)
+);
+-- The status a row had before /context drop (or compaction) hid it, for an exact restore.
+CREATE TABLE IF NOT EXISTS hidden_status (
+    message_id INTEGER PRIMARY KEY,
+    status TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS usage (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT,
+    model TEXT,
+    prompt_tokens INTEGER,
+    completion_tokens INTEGER,
+    total_tokens INTEGER,
+    created_at DATETIME DEFAULT CURRENT_TIMESTAMP,
+    group_id TEXT
+);
+CREATE INDEX IF NOT EXISTS idx_usage_session ON usage(session_id);
+CREATE TABLE IF NOT EXISTS llm_memos (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    content TEXT NOT NULL,
+    semantic_tags TEXT NOT NULL,
+    created_at DATETIME DEFAULT CURRENT_TIMESTAMP
+);
+CREATE TABLE IF NOT EXISTS skills (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT UNIQUE,
+    description TEXT,
+    system_prompt_patch TEXT,
+    activation_count INTEGER DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS tools (
+    name TEXT PRIMARY KEY,
+    description TEXT,
+    json_schema TEXT,
+    is_enabled INTEGER DEFAULT 1,
+    call_count INTEGER DEFAULT 0
+);
+"""
+
+MIGRATIONS: tuple[str, ...] = (M001_INITIAL,)
+
+
+def schema_version(db: Database) -> int:
+    return int(db.scalar("PRAGMA user_version") or 0)
+
+
+def migrate(db: Database, migrations: tuple[str, ...] = MIGRATIONS) -> int:
+    """Apply every migration newer than the file's user_version. Returns the new version."""
+    version = schema_version(db)
+    for number, script in enumerate(migrations, start=1):
+        if number <= version:
+            continue
+        with db.transaction():
+            db.executescript_in_transaction(script)
+            db.execute(f"PRAGMA user_version={number}")
+        version = number
+    return version

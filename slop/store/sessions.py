@@ -1,0 +1,215 @@
+"""Sessions: settings, STATE anchor history, scratchpad with undo, clone, clear, remove."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from slop.errors import StoreError
+from slop.records import SessionInfo
+from slop.store.db import Database
+
+_SETTING_KEYS = ("provider", "model", "context_mode", "budget", "throttle")
+
+
+class Sessions:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def ensure(self, session_id: str) -> None:
+        with self._db.transaction():
+            self._db.execute("INSERT OR IGNORE INTO sessions(id, name) VALUES (?, ?)", (session_id, session_id))
+
+    def exists(self, session_id: str) -> bool:
+        return self._db.scalar("SELECT 1 FROM sessions WHERE id=?", (session_id,)) is not None
+
+    def get(self, session_id: str) -> SessionInfo:
+        """The session's settings; defaults when it has never been written."""
+        row = self._db.execute(
+            "SELECT context_size, scratchpad, active_skills, settings FROM sessions WHERE id=?", (session_id,)
+        ).fetchone()
+        if row is None:
+            return SessionInfo(name=session_id)
+        settings = _loads_dict(row["settings"])
+        return SessionInfo(
+            name=session_id,
+            context_size=5 if row["context_size"] is None else int(row["context_size"]),
+            scratchpad=row["scratchpad"] or "",
+            active_skills=tuple(_loads_list(row["active_skills"])),
+            provider=str(settings.get("provider", "")),
+            model=str(settings.get("model", "")),
+            context_mode=str(settings.get("context_mode", "window")),
+            budget=int(settings.get("budget", 0) or 0),
+            throttle=float(settings.get("throttle", 0) or 0),
+            options={k: v for k, v in settings.items() if k not in _SETTING_KEYS},
+        )
+
+    def list(self) -> list[dict[str, Any]]:
+        """Every session with message count and last activity, most recent first."""
+        rows = self._db.query(
+            "SELECT s.id AS id, COUNT(m.id) AS messages, MAX(m.created_at) AS last"
+            " FROM (SELECT id FROM sessions UNION SELECT DISTINCT session_id FROM messages) s"
+            " LEFT JOIN messages m ON m.session_id = s.id GROUP BY s.id ORDER BY last DESC NULLS LAST, s.id"
+        )
+        return [dict(r) for r in rows]
+
+    # ---- settings ------------------------------------------------------------------
+    def set_context_size(self, session_id: str, n: int) -> None:
+        if n < 0:
+            raise StoreError("the window size cannot be negative")
+        with self._db.transaction():
+            self.ensure(session_id)
+            self._db.execute("UPDATE sessions SET context_size=? WHERE id=?", (n, session_id))
+
+    def set_active_skills(self, session_id: str, names: list[str]) -> None:
+        with self._db.transaction():
+            self.ensure(session_id)
+            self._db.execute("UPDATE sessions SET active_skills=? WHERE id=?", (json.dumps(names), session_id))
+
+    def update_settings(self, session_id: str, **values: Any) -> SessionInfo:
+        """Persist per-session settings (provider, model, context_mode, budget, throttle, options)."""
+        with self._db.transaction():
+            self.ensure(session_id)
+            current = _loads_dict(self._db.scalar("SELECT settings FROM sessions WHERE id=?", (session_id,)))
+            current.update(values)
+            self._db.execute("UPDATE sessions SET settings=? WHERE id=?", (json.dumps(current), session_id))
+        return self.get(session_id)
+
+    # ---- STATE ---------------------------------------------------------------------
+    def state(self, session_id: str) -> str:
+        return self._db.scalar(
+            "SELECT state_blob FROM session_state WHERE session_id=? ORDER BY id DESC LIMIT 1", (session_id,)
+        ) or ""
+
+    def push_state(self, session_id: str, group_id: str | None, state: str) -> None:
+        with self._db.transaction():
+            self._db.execute(
+                "INSERT INTO session_state(session_id, group_id, state_blob) VALUES (?, ?, ?)",
+                (session_id, group_id, state),
+            )
+
+    # ---- scratchpad ----------------------------------------------------------------
+    def scratchpad(self, session_id: str) -> str:
+        return self._db.scalar("SELECT scratchpad FROM sessions WHERE id=?", (session_id,)) or ""
+
+    def set_scratchpad(self, session_id: str, text: str, group_id: str | None = None) -> None:
+        """Replace the scratchpad. Within a turn (`group_id`), the value before the
+        group's first change is kept so /undo of that group can restore it."""
+        with self._db.transaction():
+            self.ensure(session_id)
+            if group_id:
+                self._db.execute(
+                    "INSERT OR IGNORE INTO scratchpad_history(session_id, group_id, previous) VALUES (?, ?, ?)",
+                    (session_id, group_id, self.scratchpad(session_id)),
+                )
+            self._db.execute("UPDATE sessions SET scratchpad=? WHERE id=?", (text, session_id))
+
+    def restore_scratchpad_before(self, session_id: str, group_id: str) -> bool:
+        """Undo a group's scratchpad changes; True when there were any."""
+        with self._db.transaction():
+            previous = self._db.execute(
+                "SELECT previous FROM scratchpad_history WHERE session_id=? AND group_id=?", (session_id, group_id)
+            ).fetchone()
+            if previous is None:
+                return False
+            self._db.execute("UPDATE sessions SET scratchpad=? WHERE id=?", (previous[0], session_id))
+            self._db.execute(
+                "DELETE FROM scratchpad_history WHERE session_id=? AND group_id=?", (session_id, group_id)
+            )
+            return True
+
+    # ---- whole-session operations --------------------------------------------------
+    def clear(self, session_id: str) -> None:
+        """Delete the session's history, STATE, scratchpad and settings."""
+        with self._db.transaction():
+            for table, column in _SESSION_TABLES:
+                self._db.execute(f"DELETE FROM {table} WHERE {column}=?", (session_id,))
+
+    def remove(self, session_id: str) -> None:
+        self.clear(session_id)
+
+    def clone(self, source: str, target: str, first_group_id: int) -> None:
+        """Copy settings, history, STATE, scratchpad and usage into a new session.
+
+        Every group gets a fresh id (counting up from `first_group_id`, which the caller
+        takes from Messages.new_group_id()), so /undo or /message remove in one session
+        never touches the other."""
+        if not target.strip():
+            raise StoreError("the new session needs a name")
+        with self._db.transaction():
+            if self.exists(target) or self._db.scalar("SELECT 1 FROM messages WHERE session_id=? LIMIT 1", (target,)):
+                raise StoreError(f"session '{target}' already exists; pick another name")
+            self.ensure(source)
+            self._db.execute(
+                "INSERT INTO sessions(id, name, context_size, scratchpad, active_skills, settings)"
+                " SELECT ?, ?, context_size, scratchpad, active_skills, settings FROM sessions WHERE id=?",
+                (target, target, source),
+            )
+            gids = self._db.query(
+                "SELECT DISTINCT group_id FROM messages WHERE session_id=? AND group_id IS NOT NULL ORDER BY group_id",
+                (source,),
+            )
+            mapping = {row[0]: f"{first_group_id + i:019d}" for i, row in enumerate(gids)}
+            self._copy_messages(source, target, mapping)
+            self._copy_side_tables(source, target, mapping)
+
+    def _copy_messages(self, source: str, target: str, mapping: dict[str, str]) -> None:
+        rows = self._db.query(
+            "SELECT m.*, h.status AS hidden_from FROM messages m LEFT JOIN hidden_status h ON h.message_id = m.id"
+            " WHERE m.session_id=? ORDER BY m.id",
+            (source,),
+        )
+        for r in rows:
+            cur = self._db.execute(
+                "INSERT INTO messages(session_id, role, content, tool_call_id, status, created_at, group_id,"
+                " parsing_strategy, tokens, reasoning, content_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (target, r["role"], r["content"], r["tool_call_id"], r["status"], r["created_at"],
+                 mapping.get(r["group_id"]), r["parsing_strategy"], r["tokens"], r["reasoning"], r["content_tokens"]),
+            )
+            if r["hidden_from"] is not None:
+                self._db.execute(
+                    "INSERT INTO hidden_status(message_id, status) VALUES (?, ?)", (cur.lastrowid, r["hidden_from"])
+                )
+
+    def _copy_side_tables(self, source: str, target: str, mapping: dict[str, str]) -> None:
+        for table, columns in _GROUPED_SIDE_TABLES:
+            rows = self._db.query(f"SELECT group_id, {columns} FROM {table} WHERE session_id=? ORDER BY id", (source,))
+            marks = ", ".join("?" * (len(columns.split(",")) + 2))
+            for r in rows:
+                self._db.execute(
+                    f"INSERT INTO {table}(session_id, group_id, {columns}) VALUES ({marks})",
+                    (target, mapping.get(r[0]), *tuple(r)[1:]),
+                )
+
+
+_GROUPED_SIDE_TABLES = (
+    ("session_state", "state_blob, created_at"),
+    ("usage", "model, prompt_tokens, completion_tokens, total_tokens, created_at"),
+    ("scratchpad_history", "previous"),
+)
+
+
+_SESSION_TABLES = (
+    ("messages", "session_id"),
+    ("usage", "session_id"),
+    ("session_state", "session_id"),
+    ("scratchpad_history", "session_id"),
+    ("sessions", "id"),
+)
+
+
+def _loads_dict(text: str | None) -> dict[str, Any]:
+    try:
+        value = json.loads(text or "{}")
+    except json.JSONDecodeError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _loads_list(text: str | None) -> list[str]:
+    try:
+        value = json.loads(text or "[]")
+    except json.JSONDecodeError:
+        return []
+    return [str(v) for v in value] if isinstance(value, list) else []
+

@@ -1,0 +1,103 @@
+"""Connects the orchestrator to the tools: per-turn ToolContext, approvals, progress."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from slop.orchestrator import EventSink
+from slop.records import Memo, Skill, ToolCall, ToolResult
+from slop.store import Store
+from slop.store.memos import Memos
+from slop.store.readonly import describe_schema, run_readonly_query
+from slop.tools.base import Approver, ToolContext
+from slop.tools.dispatch import dispatch
+from slop.tools.registry import ToolRegistry
+
+
+@dataclass
+class SessionToolStore:
+    """The ToolStore the tools see during one turn: scratchpad edits are tied to the
+    turn's group so /undo can roll them back."""
+
+    store: Store
+    memos: Memos
+    group_id: str | None = None
+
+    def get_scratchpad(self, session_id: str) -> str:
+        return self.store.sessions.scratchpad(session_id)
+
+    def set_scratchpad(self, session_id: str, text: str) -> None:
+        self.store.sessions.set_scratchpad(session_id, text, self.group_id)
+
+    def save_memo(self, content: str, tags: list[str]) -> int:
+        return self.memos.add(content, tags)
+
+    def find_memos(self, tags: list[str], limit: int = 20) -> list[Memo]:
+        return self.memos.find(tags, limit=limit)
+
+    def list_skills(self) -> list[Skill]:
+        return self.store.catalog.skills()
+
+    def set_skill_active(self, session_id: str, name: str, active: bool) -> None:
+        if self.store.catalog.skill(name) is None:
+            raise KeyError(name)
+        current = list(self.store.sessions.get(session_id).active_skills)
+        if active and name not in current:
+            current.append(name)
+            self.store.catalog.count_activation(name)
+        if not active and name in current:
+            current.remove(name)
+        self.store.sessions.set_active_skills(session_id, current)
+
+    def query_readonly(self, sql: str, max_rows: int, max_chars: int) -> str:
+        return run_readonly_query(self.store.path, sql, max_rows=max_rows, max_chars=max_chars)
+
+    def describe(self) -> str:
+        return describe_schema(self.store.path)
+
+
+@dataclass
+class ToolRunnerImpl:
+    store: Store
+    memos: Memos
+    registry: ToolRegistry
+    root: Path
+    approver: Approver | None
+    allowed_paths: tuple[Path, ...] = ()
+    shell_timeout: float = 120.0
+    max_workers: int = 4
+    secrets: tuple[str, ...] = ()
+    on_file_read: Callable[[str, str], None] | None = None  # (session, path)
+    disabled: set[str] = field(default_factory=set)
+
+    def run(
+        self, calls: Sequence[ToolCall], session_id: str, group_id: str, cancel: threading.Event, sink: EventSink
+    ) -> list[ToolResult]:
+        ctx = ToolContext(
+            root=self.root,
+            session_id=session_id,
+            store=SessionToolStore(self.store, self.memos, group_id),
+            cancel=cancel,
+            allowed_paths=self.allowed_paths,
+            shell_timeout=self.shell_timeout,
+            secrets=self.secrets,
+            on_file_read=(lambda path: self.on_file_read(session_id, path)) if self.on_file_read else None,
+        )
+
+        def done(call: ToolCall, result: ToolResult) -> None:
+            first = result.content.strip().splitlines()[0] if result.content.strip() else ""
+            summary = first if result.status != "completed" else f"{len(result.content.splitlines())} lines"
+            sink.tool_call_done(call.name, call.arguments, result.status, result.duration, summary)
+
+        return dispatch(
+            calls,
+            self.registry,
+            ctx,
+            self.approver,
+            max_workers=self.max_workers,
+            on_start=lambda call: sink.tool_call_start(call.name, call.arguments),
+            on_done=done,
+        )

@@ -1,0 +1,1 @@
+"""What the model can do. Tools reach the store only through the narrow ToolStore API."""

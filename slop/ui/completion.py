@@ -1,0 +1,46 @@
+"""Tab completion generated from the command registry: commands, sub-commands, and
+whatever a command's completer offers (GIDs, sessions, skills, models)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+
+from slop.commands.base import CommandContext, Registry
+
+
+class CommandCompleter(Completer):
+    def __init__(self, registry: Registry, ctx: CommandContext) -> None:
+        self.registry = registry
+        self.ctx = ctx
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
+        text = document.text_before_cursor
+        if not text.startswith("/") or "\n" in text:
+            return
+        if " " not in text:
+            for name in self.registry.names():
+                if name.startswith(text):
+                    command = self.registry.find(name)
+                    yield Completion(name, -len(text), display_meta=command.help if command else "")
+            return
+        name, _, rest = text.partition(" ")
+        command = self.registry.find(name)
+        if command is None:
+            return
+        words = rest.split(" ")
+        current = words[-1]
+        try:
+            if len(words) == 1 and command.subcommands and command.complete is None:
+                options = list(command.subcommands)
+            elif command.complete is not None:
+                options = command.complete(self.ctx, words)
+            else:
+                options = []
+        except Exception:  # noqa: BLE001 - completion must never break typing
+            return
+        for option in options:
+            if option.startswith(current):
+                yield Completion(option, -len(current))

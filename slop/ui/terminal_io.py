@@ -1,0 +1,85 @@
+"""CommandIO for the terminal: the renderer for output, $EDITOR, a pager and y/n questions."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import IO
+
+from rich.console import Console
+
+from slop.ui.editor import EditorError, edit_text, has_editor
+from slop.ui.render import Renderer
+
+
+def make_console(stream: IO[str] | None = None, *, no_color: bool = False) -> Console:
+    no_color = no_color or bool(os.environ.get("NO_COLOR"))
+    return Console(file=stream or sys.stdout, no_color=no_color, highlight=False, soft_wrap=False,
+                   emoji=False, color_system=None if no_color else "auto")
+
+
+class TerminalIO:
+    def __init__(self, console: Console, renderer: Renderer, *, interactive: bool) -> None:
+        self.console = console
+        self.renderer = renderer
+        self.interactive = interactive
+
+    @classmethod
+    def for_stream(cls, stream: IO[str], *, no_color: bool, interactive: bool) -> TerminalIO:
+        console = make_console(stream, no_color=no_color)
+        return cls(console, Renderer(console), interactive=interactive)
+
+    def info(self, text: str) -> None:
+        self.renderer.info(text)
+
+    def success(self, text: str) -> None:
+        self.renderer.success(text)
+
+    def warning(self, text: str) -> None:
+        self.renderer.warning(text)
+
+    def error(self, text: str) -> None:
+        self.renderer.error(text)
+
+    def markdown(self, text: str) -> None:
+        self.renderer.markdown(text)
+
+    def plain(self, text: str) -> None:
+        self.renderer.plain(text)
+
+    def table(self, title: str | None, columns: list[str], rows: list[list[str]]) -> None:
+        self.renderer.table(title, columns, rows)
+
+    def edit(self, text: str, suffix: str = ".md") -> str | None:
+        if not self.interactive:
+            self.error("this command opens an editor, which batch mode does not do")
+            return None
+        try:
+            return edit_text(text, suffix)
+        except EditorError as exc:
+            self.error(str(exc))
+            return None
+
+    def view(self, text: str, suffix: str = ".txt") -> None:
+        """Inline when it fits; taller than the terminal: a read-only editor copy, else a pager."""
+        height = self.console.size.height
+        if not self.interactive or text.count("\n") + 1 <= max(5, height - 3):
+            self.renderer.plain(text)
+            return
+        if has_editor():
+            try:
+                edit_text(text, suffix, read_only=True)
+                return
+            except EditorError as exc:
+                self.error(f"{exc}; showing it in the pager instead")
+        with self.console.pager(styles=False):
+            self.console.print(text, markup=False, highlight=False)
+
+    def confirm(self, question: str) -> bool:
+        if not self.interactive:
+            return False
+        try:
+            answer = input(f"{question} [y/N] ")
+        except EOFError:
+            return False
+        return answer.strip().lower() in ("y", "yes")
