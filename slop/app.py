@@ -16,9 +16,9 @@ from slop.providers.registry import ProviderConfig, ProviderManager, detect_kind
 from slop.settings import Settings, default_db_path, prepare_db_dir, project_root, secrets_of, user_home
 from slop.snapshot import ContextService
 from slop.store import Store, open_memo_store
+from slop.toolrunner import ToolRunnerImpl
 from slop.tools.base import Approver
 from slop.tools.registry import ToolRegistry, default_tools
-from slop.toolrunner import ToolRunnerImpl
 
 
 @dataclass
@@ -92,5 +92,5 @@ def build(settings: Settings, io: CommandIO, sink: EventSink, approver: Approver
     )
     orchestrator = Orchestrator(store, context, providers, runner, step_limit=settings.step_limit)
     registry = build_registry()
-    ctx = CommandContext(store, memos, orchestrator, providers, settings, io, sink, session=settings.session)
+    ctx = CommandContext(store, memos, orchestrator, providers, settings, io, sink, session=settings.session, root=root)
     return App(settings, store, providers, orchestrator, registry, ctx, Engine(registry, ctx), tokenizer, root, home)

@@ -24,7 +24,9 @@ class ApprovalPolicy:
             self._refused(f"{call.name} refused: slop runs with --read-only")
             return False
         if self.ask is None:
-            self._refused(f"{call.name} refused: batch mode changes nothing without --yes (rerun with --yes to allow it)")
+            self._refused(
+                f"{call.name} refused: batch mode changes nothing without --yes (rerun with --yes to allow it)"
+            )
             return False
         answer = self.ask(call, preview).strip().lower()
         if answer == "a":

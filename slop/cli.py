@@ -15,11 +15,15 @@ EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="slop",
-        description="A terminal coding agent whose context you can see and steer. Every message lands in a SQLite ledger.",
-        epilog="Environment: OPENAI_API_KEY, OPENAI_BASE_URL, GEMINI_API_KEY/GOOGLE_API_KEY, GOOGLE_GEMINI_BASE_URL, "
-        "SLOP_MODEL, SLOP_HOME, SLOP_DB, EDITOR/VISUAL, NO_COLOR. Exit codes: 0 ok, 1 provider/runtime error, 2 bad usage.",
+        description="A terminal coding agent whose context you can see and steer. "
+        "Every message lands in a SQLite ledger.",
+        epilog="Environment: OPENAI_API_KEY, OPENAI_BASE_URL, GEMINI_API_KEY/GOOGLE_API_KEY, "
+        "GOOGLE_GEMINI_BASE_URL, SLOP_MODEL, SLOP_HOME, SLOP_DB, EDITOR/VISUAL, NO_COLOR. "
+        "Exit codes: 0 ok, 1 provider/runtime error, 2 bad usage.",
     )
-    p.add_argument("session_name", nargs="?", help="session to open (default: 'default'); 'auth' signs in to Gemini Code Assist")
+    p.add_argument(
+        "session_name", nargs="?", help="session to open (default: 'default'); 'auth' signs in to Gemini Code Assist"
+    )
     p.add_argument("--version", action="store_true", help="print the version and exit")
     p.add_argument("--session", help="session to open")
     p.add_argument("--prompt", help="batch mode: run this one input (a slash command too), print the answer, exit")

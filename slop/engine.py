@@ -50,4 +50,6 @@ class Engine:
         except SlopError as exc:
             self.ctx.io.error(str(exc))
             return Outcome("turn", ok=False, error=str(exc))
-        return Outcome("turn", ok=result.ok or result.interrupted, turn=result, error=result.error)
+        # A turn the user interrupted is not a failure; one cut short by an error is.
+        ok = result.ok or (result.interrupted and not result.error)
+        return Outcome("turn", ok=ok, turn=result, error=result.error)

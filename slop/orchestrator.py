@@ -84,9 +84,7 @@ class Orchestrator:
         sink.user_echo(text, gid)
         return self._loop(session, gid, provider, sink, cancel)
 
-    def _loop(
-        self, session: str, gid: str, provider: Provider, sink: EventSink, cancel: threading.Event
-    ) -> TurnResult:
+    def _loop(self, session: str, gid: str, provider: Provider, sink: EventSink, cancel: threading.Event) -> TurnResult:
         answer = ""
         for step in range(1, self.step_limit + 1):
             prompt = self.context.prompt(session, provider.strategy, provider.model)
@@ -142,12 +140,24 @@ class Orchestrator:
     def _store_reply(self, session: str, gid: str, provider: Provider, reply: ProviderReply) -> None:
         weight = reply.usage.total_tokens if reply.usage else None
         if reply.tool_calls:
-            row = NewMessage(Role.ASSISTANT, reply.native, Status.TOOL_CALL, parsing_strategy=provider.strategy,
-                             tokens=weight, reasoning=reply.reasoning or None)
+            row = NewMessage(
+                Role.ASSISTANT,
+                reply.native,
+                Status.TOOL_CALL,
+                parsing_strategy=provider.strategy,
+                tokens=weight,
+                reasoning=reply.reasoning or None,
+            )
         elif reply.text or reply.reasoning or not reply.cancelled:
             status = Status.INTERRUPTED if reply.cancelled else Status.COMPLETED
-            row = NewMessage(Role.ASSISTANT, reply.text, status, parsing_strategy=provider.strategy,
-                             tokens=weight, reasoning=reply.reasoning or None)
+            row = NewMessage(
+                Role.ASSISTANT,
+                reply.text,
+                status,
+                parsing_strategy=provider.strategy,
+                tokens=weight,
+                reasoning=reply.reasoning or None,
+            )
         else:
             row = None
         with self.store.db.transaction():
@@ -207,4 +217,3 @@ REBUILD_REQUEST = (
     "Rebuild the ### STATE block from the conversation history in your context. Reply with only a fresh, accurate "
     "### STATE block in the required format (Goal, Context, Resolved, Technical Anchors)."
 )
-

@@ -14,6 +14,10 @@ Stored native shapes:
   gemini / gemini_gca: a Gemini REST `Content` in camelCase: {"role": "model", "parts": [
             {"text"}, {"text", "thought": true}, {"functionCall": {"id", "name", "args"},
             "thoughtSignature": base64}]}
+
+Nothing here raises on a malformed row: a row that is not valid JSON of its strategy
+reads back as its raw text with no tool calls. Rows without a strategy (legacy) are
+read by their shape; that is the only place the shape of stored JSON is guessed.
 """
 
 from __future__ import annotations
@@ -30,13 +34,21 @@ __all__ = [
     "gemini_native",
     "openai_messages",
     "gemini_contents",
+    "gemini_args",
     "display_text",
     "tool_names_by_call_id",
+    "is_gemini_family",
 ]
+
+GEMINI_FAMILY = (Strategy.GEMINI, Strategy.GEMINI_GCA)
 
 
 class UnreadableRow(ValueError):
     """A stored tool-call row that is not valid JSON of its strategy."""
+
+
+def is_gemini_family(strategy: str | None) -> bool:
+    return strategy in GEMINI_FAMILY
 
 
 # ---- reading stored rows -----------------------------------------------------------
@@ -44,55 +56,104 @@ def parse(message: Message) -> ParsedMessage:
     """What a stored row says, whichever provider wrote it. Never raises: a mangled
     tool-call row comes back as its raw text with no calls."""
     if message.status != Status.TOOL_CALL or message.role != Role.ASSISTANT:
-        return ParsedMessage(text=message.content, thoughts=message.reasoning or "")
+        return ParsedMessage(text=message.content or "", thoughts=message.reasoning or "")
     try:
-        parsed = _parse_native(message.content, message.parsing_strategy or Strategy.OPENAI)
+        parsed = _parse_native(message.content, message.parsing_strategy)
     except UnreadableRow:
-        return ParsedMessage(text=message.content, thoughts=message.reasoning or "")
+        return ParsedMessage(text=message.content or "", thoughts=message.reasoning or "")
     if message.reasoning and not parsed.thoughts:
         return ParsedMessage(parsed.text, parsed.tool_calls, message.reasoning)
     return parsed
 
 
-def _parse_native(content: str, strategy: str) -> ParsedMessage:
+def _load_object(content: str | None) -> dict[str, Any]:
     try:
-        data = json.loads(content)
-    except json.JSONDecodeError as exc:
+        data = json.loads(content or "")
+    except (TypeError, ValueError) as exc:
         raise UnreadableRow(str(exc)) from exc
     if not isinstance(data, dict):
         raise UnreadableRow("not an object")
-    if strategy in (Strategy.GEMINI, Strategy.GEMINI_GCA):
+    return data
+
+
+def _native_kind(data: dict[str, Any], strategy: str | None) -> str:
+    if strategy:
+        return Strategy.GEMINI if is_gemini_family(strategy) else Strategy.OPENAI
+    return Strategy.GEMINI if isinstance(data.get("parts"), list) else Strategy.OPENAI  # legacy row
+
+
+def _parse_native(content: str, strategy: str | None) -> ParsedMessage:
+    data = _load_object(content)
+    if _native_kind(data, strategy) == Strategy.GEMINI:
         return _parse_gemini(data)
     return _parse_openai(data)
 
 
+def _text_of(value: Any) -> str:
+    """OpenAI content: a string, null, or a list of content parts."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "".join(
+            str(p.get("text") or "") if isinstance(p, dict) else (p if isinstance(p, str) else "") for p in value
+        )
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _args_text(args: Any) -> str:
+    if isinstance(args, str):
+        return args or "{}"
+    return json.dumps(args if args is not None else {}, ensure_ascii=False)
+
+
 def _parse_openai(data: dict[str, Any]) -> ParsedMessage:
+    raw_calls = data.get("tool_calls")
     calls = []
-    for i, raw in enumerate(data.get("tool_calls") or []):
-        fn = raw.get("function") or {}
-        args = fn.get("arguments")
-        if not isinstance(args, str):
-            args = json.dumps(args if args is not None else {})
-        calls.append(ToolCall(str(raw.get("id") or f"call_{i}"), str(fn.get("name") or ""), args))
-    text = data.get("content") or ""
-    return ParsedMessage(text=text if isinstance(text, str) else json.dumps(text), tool_calls=tuple(calls))
+    for i, raw in enumerate(raw_calls if isinstance(raw_calls, list) else []):
+        if not isinstance(raw, dict):
+            continue
+        fn = raw.get("function")
+        fn = fn if isinstance(fn, dict) else {}
+        calls.append(ToolCall(str(raw.get("id") or f"call_{i}"), str(fn.get("name") or ""), _args_text(fn.get("arguments"))))
+    thoughts = data.get("reasoning_content") or data.get("reasoning") or ""
+    return ParsedMessage(
+        text=_text_of(data.get("content")),
+        tool_calls=tuple(calls),
+        thoughts=thoughts if isinstance(thoughts, str) else "",
+    )
+
+
+def _function_call(part: dict[str, Any]) -> dict[str, Any] | None:
+    fc = part.get("functionCall", part.get("function_call"))
+    if fc is None:
+        return None
+    return fc if isinstance(fc, dict) else {}
+
+
+def gemini_call_id(fc: dict[str, Any], index: int) -> str:
+    """The id of a stored functionCall: the API's (or the one slop gave it), else a
+    fallback derived from its position (legacy rows)."""
+    return str(fc.get("id") or f"{fc.get('name') or 'call'}_{index}")
 
 
 def _parse_gemini(data: dict[str, Any]) -> ParsedMessage:
     texts: list[str] = []
     thoughts: list[str] = []
     calls: list[ToolCall] = []
-    for i, part in enumerate(data.get("parts") or []):
-        if "functionCall" in part:
-            fc = part["functionCall"] or {}
-            calls.append(
-                ToolCall(str(fc.get("id") or f"{fc.get('name', 'call')}_{i}"), str(fc.get("name") or ""),
-                         json.dumps(fc.get("args") or {}))
-            )
-        elif part.get("thought") and "text" in part:
-            thoughts.append(part["text"])
-        elif "text" in part:
-            texts.append(part["text"])
+    parts = data.get("parts")
+    for i, part in enumerate(parts if isinstance(parts, list) else []):
+        if not isinstance(part, dict):
+            continue
+        fc = _function_call(part)
+        if fc is not None:
+            calls.append(ToolCall(gemini_call_id(fc, i), str(fc.get("name") or ""), _args_text(fc.get("args"))))
+            continue
+        text = part.get("text")
+        if not isinstance(text, str):
+            continue
+        (thoughts if part.get("thought") else texts).append(text)
     return ParsedMessage(text="".join(texts), tool_calls=tuple(calls), thoughts="".join(thoughts))
 
 
@@ -113,13 +174,24 @@ def openai_native(text: str, calls: Iterable[ToolCall]) -> str:
             "tool_calls": [
                 {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}} for c in calls
             ],
-        }
+        },
+        ensure_ascii=False,
     )
 
 
 def gemini_native(parts: list[dict[str, Any]]) -> str:
-    """`parts` in Gemini REST camelCase (thought signatures as base64 strings)."""
-    return json.dumps({"role": "model", "parts": parts})
+    """`parts` in Gemini REST camelCase (thought signatures as base64 strings, kept
+    exactly as the API sent them)."""
+    return json.dumps({"role": "model", "parts": parts}, ensure_ascii=False)
+
+
+def gemini_args(arguments: str) -> dict[str, Any]:
+    """A call's JSON argument text as the object Gemini's functionCall.args wants."""
+    try:
+        value = json.loads(arguments or "{}")
+    except ValueError:
+        return {"_raw": arguments}
+    return value if isinstance(value, dict) else {"value": value}
 
 
 # ---- building a provider's history ---------------------------------------------------
@@ -143,6 +215,8 @@ def openai_messages(prompt: Prompt) -> list[dict[str, Any]]:
                     {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
                     for c in parsed.tool_calls
                 ]
+            elif not parsed.text:
+                continue  # nothing left to send
             out.append(item)
         elif msg.role in (Role.USER, Role.ASSISTANT):
             out.append({"role": msg.role, "content": entry.content})
@@ -175,13 +249,40 @@ def _gemini_parts(entry: HistoryEntry, names: dict[str, str]) -> tuple[str, list
         response = {"id": call_id, "name": names.get(call_id, "tool"), "response": {key: entry.content}}
         return "user", [{"functionResponse": response}]
     if msg.role == Role.ASSISTANT and msg.status == Status.TOOL_CALL:
-        try:
-            data = json.loads(msg.content)
-            parts = [p for p in data.get("parts", []) if not (p.get("thought") and "thoughtSignature" not in p)]
-        except (json.JSONDecodeError, AttributeError):
-            parts = [{"text": msg.content}]
-        return "model", parts
+        return "model", _stored_model_parts(msg)
     if msg.role == Role.SYSTEM:
         return "user", [{"text": entry.content}] if entry.content else []
     role = "model" if msg.role == Role.ASSISTANT else "user"
     return role, [{"text": entry.content}] if entry.content else []
+
+
+def _stored_model_parts(msg: Message) -> list[dict[str, Any]]:
+    """A tool-call row as Gemini parts: a Gemini row's own parts, sent back unchanged
+    (thought signatures included) except that every functionCall carries the id its
+    result is linked by; a row of another shape is rebuilt from what it says."""
+    try:
+        data = _load_object(msg.content)
+    except UnreadableRow:
+        return [{"text": msg.content}] if msg.content else []
+    if _native_kind(data, msg.parsing_strategy) != Strategy.GEMINI:
+        parsed = _parse_openai(data)
+        parts: list[dict[str, Any]] = [{"text": parsed.text}] if parsed.text else []
+        parts += [{"functionCall": {"id": c.id, "name": c.name, "args": gemini_args(c.arguments)}} for c in parsed.tool_calls]
+        return parts
+    out: list[dict[str, Any]] = []
+    raw_parts = data.get("parts")
+    for i, part in enumerate(raw_parts if isinstance(raw_parts, list) else []):
+        if not isinstance(part, dict):
+            continue
+        signed = "thoughtSignature" in part
+        fc = _function_call(part)
+        if fc is not None:
+            part = dict(part)
+            part.pop("function_call", None)
+            part["functionCall"] = {**fc, "id": gemini_call_id(fc, i)}
+        elif part.get("thought") and not signed:
+            continue  # unsigned thoughts are not replayed
+        elif part.get("text") == "" and not signed:
+            continue
+        out.append(part)
+    return out

@@ -4,7 +4,7 @@ every model call and by /context show."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from slop.context.assemble import AssemblyConfig, Snapshot, assemble
 from slop.context.budget import prompt_budget
@@ -25,7 +25,7 @@ class ContextService:
     strategies: dict[str, ContextStrategy]
     count: Callable[[str], int]
     exact_tokens: Callable[[], bool]
-    truncation: TruncationConfig = TruncationConfig()
+    truncation: TruncationConfig = field(default_factory=TruncationConfig)
 
     def strategy_for(self, session: SessionInfo) -> ContextStrategy:
         return self.strategies.get(session.context_mode) or WindowStrategy()

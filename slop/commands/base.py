@@ -6,6 +6,7 @@ import difflib
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from slop.errors import CommandError
@@ -31,15 +32,18 @@ class CommandIO(Protocol):
     def edit(self, text: str, suffix: str = ".md") -> str | None:
         """Open $VISUAL/$EDITOR on `text`; None when the editor failed or was cancelled."""
         ...
+
     def view(self, text: str, suffix: str = ".txt") -> None:
         """Show long text: inline when it fits the terminal, else a read-only editor or pager."""
         ...
+
     def confirm(self, question: str) -> bool: ...
 
 
 @dataclass
 class CommandContext:
-    """What handlers can reach. `session` is the current session name."""
+    """What handlers can reach. `session` is the current session name; `root` is the
+    project root (git top level or the start directory), the cwd of /exec and /review."""
 
     store: Store
     memos: Memos
@@ -53,6 +57,7 @@ class CommandContext:
     last_input: str = ""
     exit_requested: bool = False
     extras: dict[str, Any] = field(default_factory=dict)
+    root: Path = field(default_factory=Path.cwd)
 
 
 @dataclass(frozen=True, slots=True)

@@ -107,9 +107,12 @@ def _list(ctx: CommandContext, rest: str) -> None:
         prompt = " ".join(g.prompt.split())
         in_window = g.status == "active" and (visible is None or g.group_id in visible)
         state = "yes" if in_window else ("no" if g.status == "active" else g.status)
-        rows.append([g.group_id, prompt[:50] + ("…" if len(prompt) > 50 else ""), str(g.tokens or "-"),
-                     str(g.messages), state])
-    ctx.io.table(f"Last {len(groups)} group(s) of '{ctx.session}'", ["GID", "Prompt", "Tokens", "Msgs", "In context"], rows)
+        rows.append(
+            [g.group_id, prompt[:50] + ("…" if len(prompt) > 50 else ""), str(g.tokens or "-"), str(g.messages), state]
+        )
+    ctx.io.table(
+        f"Last {len(groups)} group(s) of '{ctx.session}'", ["GID", "Prompt", "Tokens", "Msgs", "In context"], rows
+    )
 
 
 def _message_show(ctx: CommandContext, rest: str) -> None:
@@ -139,8 +142,10 @@ def undo_cmd(ctx: CommandContext, args: str) -> Proceed | None:
         return None
     extra = "; scratchpad restored" if result.scratchpad_restored else ""
     state = ctx.store.sessions.state(ctx.session)
-    ctx.io.success(f"undid group {result.group_id} ({result.messages} messages){extra}; "
-                   + ("STATE is back to the previous one" if state else "no STATE remains"))
+    ctx.io.success(
+        f"undid group {result.group_id} ({result.messages} messages){extra}; "
+        + ("STATE is back to the previous one" if state else "no STATE remains")
+    )
     return None
 
 
@@ -161,11 +166,30 @@ def _complete_message(ctx: CommandContext, words: list[str]) -> list[str]:
 
 
 COMMANDS = (
-    Command("/context", "See and steer what the model gets: show, window N, rebuild, drop/restore GID",
-            CONTEXT_USAGE, "Context & History", context_cmd, subcommands=tuple(_CONTEXT_SUBS),
-            complete=_complete_context),
-    Command("/message", "List, show or delete conversation groups", MESSAGE_USAGE, "Context & History",
-            message_cmd, aliases=("/messages",), subcommands=("list", "show", "remove"), complete=_complete_message),
-    Command("/undo", "Delete the last group and roll back its STATE and scratchpad changes", "/undo",
-            "Context & History", undo_cmd),
+    Command(
+        "/context",
+        "See and steer what the model gets: show, window N, rebuild, drop/restore GID",
+        CONTEXT_USAGE,
+        "Context & History",
+        context_cmd,
+        subcommands=tuple(_CONTEXT_SUBS),
+        complete=_complete_context,
+    ),
+    Command(
+        "/message",
+        "List, show or delete conversation groups",
+        MESSAGE_USAGE,
+        "Context & History",
+        message_cmd,
+        aliases=("/messages",),
+        subcommands=("list", "show", "remove"),
+        complete=_complete_message,
+    ),
+    Command(
+        "/undo",
+        "Delete the last group and roll back its STATE and scratchpad changes",
+        "/undo",
+        "Context & History",
+        undo_cmd,
+    ),
 )

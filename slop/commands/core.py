@@ -51,8 +51,14 @@ def make_help(registry_ref: list[Registry]) -> Command:
         ctx.io.markdown(help_markdown(registry))
         return None
 
-    return Command("/help", "Show the commands and keys", "/help [COMMAND]", "Core", help_cmd,
-                   complete=lambda ctx, words: [c.name[1:] for c in registry_ref[0].commands()])
+    return Command(
+        "/help",
+        "Show the commands and keys",
+        "/help [COMMAND]",
+        "Core",
+        help_cmd,
+        complete=lambda ctx, words: [c.name[1:] for c in registry_ref[0].commands()],
+    )
 
 
 def exit_cmd(ctx: CommandContext, args: str) -> Proceed | None:

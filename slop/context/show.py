@@ -12,7 +12,11 @@ def format_prompt(prompt: Prompt, *, mode: str = "window", window: int | None = 
         f"strategy: {prompt.strategy} | context mode: {mode}"
         + (f" | window: {'all' if window == 0 else window}" if window is not None else ""),
         f"total: {prompt.total_tokens} tokens"
-        + (f" of a {prompt.budget} token budget ({100 * prompt.total_tokens // max(1, prompt.budget)}%)" if prompt.budget else "")
+        + (
+            f" of a {prompt.budget} token budget ({100 * prompt.total_tokens // max(1, prompt.budget)}%)"
+            if prompt.budget
+            else ""
+        )
         + ("" if prompt.token_estimate_exact else " (estimated: no tokenizer encoding available, counts are chars/4)"),
     ]
     lines += [f"note: {note}" for note in prompt.notes]
@@ -20,8 +24,10 @@ def format_prompt(prompt: Prompt, *, mode: str = "window", window: int | None = 
     for layer in prompt.layers:
         lines += [f"--- layer: {layer.name} ({layer.tokens} tokens) ---", layer.text, ""]
     groups = {e.message.group_id for e in prompt.history}
-    lines.append(f"--- history: {len(prompt.history)} messages in {len(groups)} group(s), "
-                 f"{sum(e.tokens for e in prompt.history)} tokens ---")
+    lines.append(
+        f"--- history: {len(prompt.history)} messages in {len(groups)} group(s), "
+        f"{sum(e.tokens for e in prompt.history)} tokens ---"
+    )
     for entry in prompt.history:
         msg = entry.message
         flags = " truncated" if entry.truncated else ""

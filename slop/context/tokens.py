@@ -60,7 +60,7 @@ def _load_encoding(names: tuple[str, ...]) -> tuple[Callable[[str], list[int]] |
     for name in names:
         try:
             enc = tiktoken.get_encoding(name)
-        except Exception:  # noqa: BLE001 - missing plugin, no network, bad cache: try the next
+        except Exception:
             continue
 
         def encode(text: str, _enc=enc) -> list[int]:

@@ -48,14 +48,14 @@ class OpenAIProvider:
 
     def _sdk(self) -> Any:
         if self._client is None:
-            import httpx
             import openai  # lazy: ~1 s to import
 
+            # A plain float: the SDK builds its own Timeout (its HTTP library varies by version).
             self._client = openai.OpenAI(
                 api_key=self._api_key,
                 base_url=self.base_url,
                 max_retries=self._max_retries,
-                timeout=httpx.Timeout(self._timeout, connect=10.0),
+                timeout=self._timeout,
             )
         return self._client
 
@@ -83,8 +83,15 @@ class OpenAIProvider:
             for chunk in stream:
                 if stop.is_set():
                     break
+                acc.chunks += 1
                 for event in acc.add(chunk):
                     emit(event)
+        except Exception as exc:
+            if acc.chunks:  # the server answered, then the connection dropped or sent garbage
+                raise BadResponse(
+                    f"the reply was cut off mid-stream ({type(exc).__name__}); try again", partial=acc.text
+                ) from exc
+            raise
         finally:
             stream.close()
         if not stop.is_set() and acc.finish_reason is None:
@@ -93,7 +100,7 @@ class OpenAIProvider:
     def list_models(self) -> list[str]:
         try:
             return sorted(m.id for m in self._sdk().models.list())
-        except Exception as exc:  # noqa: BLE001 - mapped to one clear line
+        except Exception as exc:
             raise self._map_error(exc) from exc
 
     def _map_error(self, exc: BaseException) -> ProviderError:
@@ -101,7 +108,10 @@ class OpenAIProvider:
 
 
 def tool_schema(spec: ToolSpec) -> dict[str, Any]:
-    return {"type": "function", "function": {"name": spec.name, "description": spec.description, "parameters": spec.parameters}}
+    return {
+        "type": "function",
+        "function": {"name": spec.name, "description": spec.description, "parameters": spec.parameters},
+    }
 
 
 class _Accumulator:
@@ -114,6 +124,7 @@ class _Accumulator:
         self.calls: dict[int, dict[str, str]] = {}
         self.usage: Usage | None = None
         self.finish_reason: str | None = None
+        self.chunks = 0
 
     def add(self, chunk: Any) -> list[TextDelta | ReasoningDelta]:
         events: list[TextDelta | ReasoningDelta] = []
@@ -142,9 +153,13 @@ class _Accumulator:
         return events
 
     def reply(self, cancelled: bool) -> ProviderReply:
-        calls = () if cancelled else tuple(
-            ToolCall(slot["id"] or f"call_{i}", slot["name"], slot["arguments"] or "{}")
-            for i, slot in sorted(self.calls.items())
+        calls = (
+            ()
+            if cancelled
+            else tuple(
+                ToolCall(slot["id"] or f"call_{i}", slot["name"], slot["arguments"] or "{}")
+                for i, slot in sorted(self.calls.items())
+            )
         )
         return ProviderReply(
             text=self.text,
@@ -178,17 +193,23 @@ def map_openai_error(exc: BaseException, base_url: str) -> ProviderError:
     if isinstance(exc, openai.RateLimitError):
         wait = retry_after_seconds(dict(exc.response.headers), _body(exc))
         hint = f"; the server asks to wait {wait:.0f}s" if wait else ""
-        return RateLimited(f"rate limited by the provider (429) after retries{hint}; try again shortly", retry_after=wait)
+        return RateLimited(
+            f"rate limited by the provider (429) after retries{hint}; try again shortly", retry_after=wait
+        )
     if isinstance(exc, openai.BadRequestError) and _is_context_error(exc):
         return ContextTooLong(f"the prompt is too long for the model: {_message(exc)}", status=400)
     if isinstance(exc, openai.APITimeoutError):
-        return ProviderUnavailable(f"the request to {base_url} timed out; check the server or raise SLOP_REQUEST_TIMEOUT")
+        return ProviderUnavailable(
+            f"the request to {base_url} timed out; check the server or raise SLOP_REQUEST_TIMEOUT"
+        )
     if isinstance(exc, openai.APIConnectionError):
         return ProviderUnavailable(f"cannot reach {base_url}; check OPENAI_BASE_URL and that the server is running")
     if isinstance(exc, openai.NotFoundError):
         return ProviderError(f"not found (404): {_message(exc)}; check the model name (/models lists them)", status=404)
     if isinstance(exc, openai.InternalServerError):
-        return ProviderUnavailable(f"the provider failed ({exc.status_code}) after retries: {_message(exc)}", status=exc.status_code)
+        return ProviderUnavailable(
+            f"the provider failed ({exc.status_code}) after retries: {_message(exc)}", status=exc.status_code
+        )
     if isinstance(exc, openai.APIStatusError):
         return ProviderError(f"the provider answered {exc.status_code}: {_message(exc)}", status=exc.status_code)
     if isinstance(exc, json.JSONDecodeError | ValueError):
@@ -216,4 +237,6 @@ def _message(exc: Any) -> str:
 
 def _is_context_error(exc: Any) -> bool:
     text = (_message(exc) + " " + str(getattr(exc, "code", ""))).lower()
-    return any(k in text for k in ("context_length", "context length", "maximum context", "too many tokens", "too long"))
+    return any(
+        k in text for k in ("context_length", "context length", "maximum context", "too many tokens", "too long")
+    )

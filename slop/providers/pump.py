@@ -47,7 +47,7 @@ def pump(
         try:
             produce(items.put, stop)
             items.put(_Done())
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+        except BaseException as exc:
             items.put(_Failure(exc))
 
     threading.Thread(target=work, name="slop-provider-stream", daemon=True).start()

@@ -25,7 +25,9 @@ class Database:
         try:
             if path != ":memory:":
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000)
+            self._conn = sqlite3.connect(
+                path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
+            )
         except (sqlite3.Error, OSError) as exc:
             raise StoreError(f"cannot open the ledger at {path}: {exc}. Check the path or pass --db PATH.") from exc
         self._conn.row_factory = sqlite3.Row

@@ -209,9 +209,15 @@ class Messages:
                 )
                 return cur.rowcount
             cur = self._db.execute(
-                "UPDATE messages SET status=COALESCE((SELECT h.status FROM hidden_status h WHERE h.message_id=messages.id),"
-                " 'completed') WHERE session_id=? AND group_id=? AND status=?",
+                "UPDATE messages SET status=COALESCE("
+                "(SELECT h.status FROM hidden_status h WHERE h.message_id = messages.id), 'completed')"
+                " WHERE session_id=? AND group_id=? AND status=?",
                 (session_id, group_id, only_from or Status.DROPPED),
+            )
+            self._db.execute(
+                "DELETE FROM hidden_status WHERE message_id IN"
+                " (SELECT id FROM messages WHERE session_id=? AND group_id=?)",
+                (session_id, group_id),
             )
             return cur.rowcount
 

@@ -77,9 +77,12 @@ class Sessions:
 
     # ---- STATE ---------------------------------------------------------------------
     def state(self, session_id: str) -> str:
-        return self._db.scalar(
-            "SELECT state_blob FROM session_state WHERE session_id=? ORDER BY id DESC LIMIT 1", (session_id,)
-        ) or ""
+        return (
+            self._db.scalar(
+                "SELECT state_blob FROM session_state WHERE session_id=? ORDER BY id DESC LIMIT 1", (session_id,)
+            )
+            or ""
+        )
 
     def push_state(self, session_id: str, group_id: str | None, state: str) -> None:
         with self._db.transaction():
@@ -113,9 +116,7 @@ class Sessions:
             if previous is None:
                 return False
             self._db.execute("UPDATE sessions SET scratchpad=? WHERE id=?", (previous[0], session_id))
-            self._db.execute(
-                "DELETE FROM scratchpad_history WHERE session_id=? AND group_id=?", (session_id, group_id)
-            )
+            self._db.execute("DELETE FROM scratchpad_history WHERE session_id=? AND group_id=?", (session_id, group_id))
             return True
 
     # ---- whole-session operations --------------------------------------------------
@@ -163,8 +164,19 @@ class Sessions:
             cur = self._db.execute(
                 "INSERT INTO messages(session_id, role, content, tool_call_id, status, created_at, group_id,"
                 " parsing_strategy, tokens, reasoning, content_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (target, r["role"], r["content"], r["tool_call_id"], r["status"], r["created_at"],
-                 mapping.get(r["group_id"]), r["parsing_strategy"], r["tokens"], r["reasoning"], r["content_tokens"]),
+                (
+                    target,
+                    r["role"],
+                    r["content"],
+                    r["tool_call_id"],
+                    r["status"],
+                    r["created_at"],
+                    mapping.get(r["group_id"]),
+                    r["parsing_strategy"],
+                    r["tokens"],
+                    r["reasoning"],
+                    r["content_tokens"],
+                ),
             )
             if r["hidden_from"] is not None:
                 self._db.execute(
@@ -212,4 +224,3 @@ def _loads_list(text: str | None) -> list[str]:
     except json.JSONDecodeError:
         return []
     return [str(v) for v in value] if isinstance(value, list) else []
-

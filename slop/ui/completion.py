@@ -39,7 +39,7 @@ class CommandCompleter(Completer):
                 options = command.complete(self.ctx, words)
             else:
                 options = []
-        except Exception:  # noqa: BLE001 - completion must never break typing
+        except Exception:
             return
         for option in options:
             if option.startswith(current):

@@ -18,8 +18,8 @@ from slop.records import Role, Status, ToolCall
 from slop.settings import Settings
 from slop.ui.completion import CommandCompleter
 from slop.ui.keys import TurnKeys
-from slop.ui.terminal_io import TerminalIO, make_console
 from slop.ui.render import Renderer
+from slop.ui.terminal_io import TerminalIO, make_console
 
 DOUBLE_CTRL_C_SECONDS = 2.0
 
@@ -149,8 +149,10 @@ class Repl:
         app = self.app
         count = app.store.messages.count(app.ctx.session)
         provider = app.providers.kind or "no provider"
-        self.io.info(f"slop {__version__} · session '{app.ctx.session}' · {provider}:{app.providers.label} · "
-                     f"ledger {_short(Path(app.store.path))} · /help for commands")
+        self.io.info(
+            f"slop {__version__} · session '{app.ctx.session}' · {provider}:{app.providers.label} · "
+            f"ledger {_short(Path(app.store.path))} · /help for commands"
+        )
         if app.providers.kind is None:
             self.io.warning("no model provider configured: set OPENAI_API_KEY (or OPENAI_BASE_URL) or GEMINI_API_KEY")
         if count:
@@ -169,7 +171,7 @@ class Repl:
         try:
             self.app.tokenizer.count("warm up")
             self.app.providers.current()
-        except Exception:  # noqa: BLE001 - the real call will report any problem
+        except Exception:
             pass
 
 

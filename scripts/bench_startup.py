@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Start-up time: medians of `slop --version` and of time-to-prompt in a real pty.
+
+    python scripts/bench_startup.py [--runs 15] [--json]
+
+Time-to-prompt = spawn of `slop` in a pseudo-terminal (fresh temp project, no provider)
+until the modeline of the first prompt is on screen."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pexpect
+
+
+def slop_command() -> str:
+    found = shutil.which("slop", path=str(Path(sys.executable).parent)) or shutil.which("slop")
+    if not found:
+        raise SystemExit("slop is not installed in this environment")
+    return found
+
+
+def time_version(cmd: str, runs: int) -> list[float]:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run([cmd, "--version"], check=True, capture_output=True)
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def time_to_prompt(cmd: str, runs: int) -> list[float]:
+    times = []
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "GEMINI", "GOOGLE"))}
+        env.update(SLOP_HOME=str(Path(tmp) / "home"), TERM="xterm-256color")
+        for i in range(runs + 1):
+            project = Path(tmp) / f"p{i}"
+            project.mkdir()
+            start = time.perf_counter()
+            child = pexpect.spawn(cmd, cwd=str(project), env=env, dimensions=(40, 120), encoding="utf-8")
+            child.expect("slop <W:", timeout=20)
+            elapsed = time.perf_counter() - start
+            child.sendcontrol("d")
+            child.expect(pexpect.EOF, timeout=10)
+            if i:  # the first run warms the OS caches
+                times.append(elapsed)
+    return times
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    cmd = slop_command()
+    time_version(cmd, 2)
+    version = time_version(cmd, args.runs)
+    prompt = time_to_prompt(cmd, args.runs)
+    result = {
+        "runs": args.runs,
+        "version_median_s": round(statistics.median(version), 4),
+        "prompt_median_s": round(statistics.median(prompt), 4),
+        "version_targets_s": 0.10,
+        "prompt_target_s": 0.35,
+    }
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(
+            f"slop --version   median {result['version_median_s'] * 1000:.0f} ms  (target <= 100 ms, {args.runs} runs)"
+        )
+        print(
+            f"time to prompt   median {result['prompt_median_s'] * 1000:.0f} ms  (target <= 350 ms, {args.runs} runs)"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

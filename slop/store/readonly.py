@@ -1,0 +1,319 @@
+"""Read-only SQL for the model's query_db tool, on a connection of its own.
+
+Defence in depth, because the model writes the SQL: the file is opened with
+`mode=ro`, `PRAGMA query_only` is on, extension loading is off, an authorizer
+allows only reads, multiple statements are refused before SQLite sees them, and a
+progress handler stops runaway queries. The ledger's own connection is never
+used, so nothing here can disturb a transaction in progress.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from contextlib import closing, contextmanager
+from pathlib import Path
+from typing import Any
+
+from slop.errors import ToolError
+
+READ_ONLY_MESSAGE = "query_db is read-only: writes, ATTACH, PRAGMA changes and multiple statements are refused"
+DEFAULT_TIMEOUT = 10.0
+COUNT_LIMIT = 100_000  # how far we count rows that are not shown
+
+# Functions that reach outside the database; most are absent from a stock build,
+# but an extension or a custom build could provide them.
+_DENIED_FUNCTIONS = frozenset(
+    {"load_extension", "writefile", "readfile", "edit", "fts3_tokenizer", "sqlar_compress", "sqlar_uncompress"}
+)
+# Introspection pragmas that only read (PRAGMA table_info(messages) is handy for the model).
+_READ_PRAGMAS = frozenset(
+    {"table_info", "table_xinfo", "index_list", "index_info", "index_xinfo", "foreign_key_list", "table_list"}
+)
+# First words of statements that can read (WITH ... DELETE is left to the authorizer).
+_READ_KEYWORDS = frozenset({"SELECT", "WITH", "VALUES", "PRAGMA", "EXPLAIN"})
+_ALLOWED_ACTIONS = frozenset({sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_RECURSIVE})
+
+
+# --- statement checking ----------------------------------------------------------
+
+
+def _skip_quoted(sql: str, i: int, close: str) -> int:
+    """Index after the quoted token starting at i (doubled closers are escapes)."""
+    j = i + 1
+    while j < len(sql):
+        if sql[j] == close:
+            if close != "]" and j + 1 < len(sql) and sql[j + 1] == close:
+                j += 2
+                continue
+            return j + 1
+        j += 1
+    return len(sql)
+
+
+def _skip_comment(sql: str, i: int) -> int | None:
+    """Index after a comment starting at i, or None when there is none."""
+    if sql.startswith("--", i):
+        end = sql.find("\n", i)
+        return len(sql) if end == -1 else end + 1
+    if sql.startswith("/*", i):
+        end = sql.find("*/", i + 2)
+        return len(sql) if end == -1 else end + 2
+    return None
+
+
+def _tokens(sql: str) -> Iterator[tuple[int, str]]:
+    """Yield (index, token): a quoted string or identifier is one token (so a `;`
+    inside it is never seen), a comment is a single space, anything else is one character."""
+    quotes = {"'": "'", '"': '"', "`": "`", "[": "]"}
+    i = 0
+    while i < len(sql):
+        after_comment = _skip_comment(sql, i)
+        if after_comment is not None:
+            yield i, " "
+            i = after_comment
+            continue
+        end = _skip_quoted(sql, i, quotes[sql[i]]) if sql[i] in quotes else i + 1
+        yield i, sql[i:end]
+        i = end
+
+
+def single_statement(sql: str) -> str:
+    """The one statement in `sql`; raises ToolError when there are several, none, or
+    it does not start like a read. After the first top-level `;` only whitespace,
+    `;` and comments may follow."""
+    first_end = None
+    for index, token in _tokens(sql):
+        if first_end is None:
+            if token == ";":
+                first_end = index
+        elif not token.isspace() and token != ";":
+            raise ToolError(f"{READ_ONLY_MESSAGE} (found more than one statement; send them one at a time)")
+    statement = sql if first_end is None else sql[:first_end]
+    tokens = [token for _, token in _tokens(statement)]
+    if all(token.isspace() for token in tokens):
+        raise ToolError("query_db got an empty query: send one SELECT statement")
+    keyword = _first_keyword(tokens)
+    if keyword not in _READ_KEYWORDS:
+        shown = keyword or next(t for t in tokens if not t.isspace())[:20]
+        raise ToolError(f"{READ_ONLY_MESSAGE} (not a SELECT: {shown})")
+    return statement
+
+
+def _first_keyword(tokens: list[str]) -> str:
+    """The first word, upper-cased, after leading whitespace and opening parentheses."""
+    word = ""
+    for token in tokens:
+        if not word and (token.isspace() or token == "("):
+            continue
+        if len(token) == 1 and (token.isalpha() or (word and (token.isalnum() or token == "_"))):
+            word += token
+        else:
+            break
+    return word.upper()
+
+
+# --- connection ------------------------------------------------------------------
+
+
+def _authorizer(denied: list[str]) -> Callable[..., int]:
+    """Allow reads only; record what was denied for the error message."""
+
+    def authorize(action: int, arg1: str | None, arg2: str | None, db: str | None, source: str | None) -> int:
+        if action in _ALLOWED_ACTIONS:
+            return sqlite3.SQLITE_OK
+        if action == sqlite3.SQLITE_FUNCTION and (arg2 or "").lower() not in _DENIED_FUNCTIONS:
+            return sqlite3.SQLITE_OK
+        if action == sqlite3.SQLITE_PRAGMA and (arg1 or "").lower() in _READ_PRAGMAS:
+            return sqlite3.SQLITE_OK
+        denied.append(_describe_action(action, arg1, arg2))
+        return sqlite3.SQLITE_DENY
+
+    return authorize
+
+
+def _describe_action(action: int, arg1: str | None, arg2: str | None) -> str:
+    names = {getattr(sqlite3, n): n[len("SQLITE_") :] for n in _ACTION_NAMES if hasattr(sqlite3, n)}
+    name = names.get(action, f"action {action}")
+    detail = arg2 if action == sqlite3.SQLITE_FUNCTION else arg1
+    return f"{name} {detail}" if detail else name
+
+
+_ACTION_NAMES = (
+    "SQLITE_CREATE_INDEX",
+    "SQLITE_CREATE_TABLE",
+    "SQLITE_CREATE_TEMP_INDEX",
+    "SQLITE_CREATE_TEMP_TABLE",
+    "SQLITE_CREATE_TEMP_TRIGGER",
+    "SQLITE_CREATE_TEMP_VIEW",
+    "SQLITE_CREATE_TRIGGER",
+    "SQLITE_CREATE_VIEW",
+    "SQLITE_DELETE",
+    "SQLITE_DROP_INDEX",
+    "SQLITE_DROP_TABLE",
+    "SQLITE_DROP_TEMP_INDEX",
+    "SQLITE_DROP_TEMP_TABLE",
+    "SQLITE_DROP_TEMP_TRIGGER",
+    "SQLITE_DROP_TEMP_VIEW",
+    "SQLITE_DROP_TRIGGER",
+    "SQLITE_DROP_VIEW",
+    "SQLITE_INSERT",
+    "SQLITE_PRAGMA",
+    "SQLITE_READ",
+    "SQLITE_SELECT",
+    "SQLITE_TRANSACTION",
+    "SQLITE_UPDATE",
+    "SQLITE_ATTACH",
+    "SQLITE_DETACH",
+    "SQLITE_ALTER_TABLE",
+    "SQLITE_REINDEX",
+    "SQLITE_ANALYZE",
+    "SQLITE_CREATE_VTABLE",
+    "SQLITE_DROP_VTABLE",
+    "SQLITE_FUNCTION",
+    "SQLITE_SAVEPOINT",
+    "SQLITE_RECURSIVE",
+)
+
+
+def _uri(db_path: str) -> str:
+    return Path(db_path).resolve().as_uri() + "?mode=ro"
+
+
+@contextmanager
+def _connect(db_path: str, timeout: float) -> Iterator[sqlite3.Connection]:
+    """A read-only connection that is always closed; queries stop after `timeout` seconds."""
+    try:
+        conn = sqlite3.connect(_uri(db_path), uri=True, isolation_level=None, check_same_thread=False)
+    except sqlite3.Error as exc:
+        raise ToolError(f"query_db cannot open the database read-only: {exc}") from None
+    with closing(conn):
+        if hasattr(conn, "enable_load_extension"):
+            conn.enable_load_extension(False)
+        conn.execute("PRAGMA query_only = ON")
+        deadline = time.monotonic() + timeout
+        conn.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
+        yield conn
+
+
+def _error(exc: sqlite3.Error, denied: list[str], timeout: float) -> ToolError:
+    text = str(exc)
+    if denied or "not authorized" in text or "readonly" in text or "one statement at a time" in text:
+        detail = f" (refused: {', '.join(list(dict.fromkeys(denied))[:3])})" if denied else ""
+        return ToolError(READ_ONLY_MESSAGE + detail)
+    if text == "interrupted":
+        return ToolError(f"query_db stopped the query after {timeout:g} s; narrow it or add LIMIT")
+    return ToolError(f"query_db: {text}")
+
+
+# --- public API ------------------------------------------------------------------
+
+
+def run_readonly_query(
+    db_path: str, sql: str, *, max_rows: int, max_chars: int, timeout: float = DEFAULT_TIMEOUT
+) -> str:
+    """Run one read-only statement and format its rows as a `|`-separated table.
+
+    Raises ToolError (one line, says what to do) when the SQL is refused or fails."""
+    statement = single_statement(sql)
+    denied: list[str] = []
+    with _connect(db_path, timeout) as conn:
+        conn.set_authorizer(_authorizer(denied))
+        try:
+            cursor = conn.execute(statement)
+            columns = [d[0] for d in cursor.description or ()]
+            rows = cursor.fetchmany(max_rows) if columns else []
+            more, exact = _count_rest(cursor) if columns else (0, True)
+        except sqlite3.Error as exc:
+            raise _error(exc, denied, timeout) from None
+    if not columns:
+        raise ToolError(f"{READ_ONLY_MESSAGE} (the statement returned no rows; use SELECT)")
+    return format_table(columns, rows, more, exact, max_rows=max_rows, max_chars=max_chars)
+
+
+def _count_rest(cursor: sqlite3.Cursor) -> tuple[int, bool]:
+    """Rows left after the shown ones (up to COUNT_LIMIT), and whether the count is exact."""
+    count = 0
+    try:
+        for _ in cursor:
+            count += 1
+            if count >= COUNT_LIMIT:
+                return count, False
+    except sqlite3.OperationalError:
+        return max(count, 1), False  # interrupted while counting: there are more, how many is unknown
+    return count, True
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, bytes):
+        return f"<blob {len(value)} bytes>"
+    return str(value)
+
+
+def format_table(
+    columns: list[str], rows: list[tuple[Any, ...]], more: int, exact: bool, *, max_rows: int, max_chars: int
+) -> str:
+    """Header, separator, one line per row, then a note on anything left out."""
+    lines = [" | ".join(columns), " | ".join("---" for _ in columns)]
+    used = sum(len(line) + 1 for line in lines)
+    shown = 0
+    for row in rows:
+        line = " | ".join(_cell(v) for v in row)
+        if used + len(line) > max_chars:
+            if shown == 0:  # one huge value: show its start rather than nothing
+                lines.append(line[: max(0, max_chars - used)])
+                shown = 1
+            break
+        lines.append(line)
+        used += len(line) + 1
+        shown += 1
+    total_text = f"{len(rows) + more}" if exact else f"more than {len(rows) + more}"
+    if shown < len(rows):
+        lines.append(
+            f"[output cut at {max_chars} characters: {shown} of {total_text} rows shown, the last one possibly "
+            "partly; select fewer columns, use substr(col, start, length), or LIMIT/OFFSET]"
+        )
+    elif more:
+        lines.append(
+            f"[{more if exact else f'more than {more}'} more rows not shown ({max_rows} shown); "
+            f"add LIMIT/OFFSET to page, e.g. LIMIT {max_rows} OFFSET {max_rows}]"
+        )
+    else:
+        lines.append(f"({len(rows)} row{'' if len(rows) == 1 else 's'})")
+    return "\n".join(lines)
+
+
+def describe_schema(db_path: str, timeout: float = DEFAULT_TIMEOUT) -> str:
+    """Tables and views with their columns (and row counts for tables), read-only."""
+    try:
+        with _connect(db_path, timeout) as conn:
+            objects = conn.execute(
+                "SELECT type, name, sql FROM sqlite_master WHERE type IN ('table', 'view') "
+                "AND name NOT LIKE 'sqlite_%' ORDER BY type, name"
+            ).fetchall()
+            virtual = [name for _, name, sql in objects if (sql or "").upper().startswith("CREATE VIRTUAL")]
+            blocks = [
+                _describe_object(conn, kind, name, name in virtual)
+                for kind, name, _ in objects
+                if not any(name.startswith(v + "_") for v in virtual)  # FTS shadow tables
+            ]
+    except sqlite3.Error as exc:
+        raise ToolError(f"describe_db failed: {exc}") from None
+    return "\n\n".join(blocks) if blocks else "The database has no tables."
+
+
+def _describe_object(conn: sqlite3.Connection, kind: str, name: str, is_virtual: bool) -> str:
+    columns = conn.execute('SELECT name, type, pk, "notnull" FROM pragma_table_info(?)', (name,)).fetchall()
+    header = f"{'virtual table' if is_virtual else kind} {name}"
+    if kind == "table" and not is_virtual:
+        quoted = '"' + name.replace('"', '""') + '"'
+        (count,) = conn.execute(f"SELECT count(*) FROM {quoted}").fetchone()
+        header += f" ({count} row{'' if count == 1 else 's'})"
+    lines = [header]
+    for col, col_type, pk, notnull in columns:
+        flags = (" PRIMARY KEY" if pk else "") + (" NOT NULL" if notnull else "")
+        lines.append(f"  {col} {col_type or 'ANY'}{flags}".rstrip())
+    return "\n".join(lines)

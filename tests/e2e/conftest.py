@@ -1,0 +1,49 @@
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from slop.app import App, build
+from slop.approval import ApprovalPolicy
+from slop.settings import Settings
+from tests.fakellm import FakeLLM
+from tests.recording import Recorder
+
+AppFactory = Callable[..., tuple[App, Recorder]]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "hello.py").write_text("print('hello')\n")
+    return root
+
+
+@pytest.fixture
+def make_app(tmp_path: Path, project: Path, fake_llm: FakeLLM) -> Iterator[AppFactory]:
+    apps: list[App] = []
+
+    def factory(*, provider: bool = True, **overrides: object) -> tuple[App, Recorder]:
+        values: dict[str, object] = dict(
+            db_path=str(tmp_path / "ledger.db"),
+            home=str(tmp_path / "home"),
+            project_root=str(project),
+            max_retries=0,
+            approval="yes",
+        )
+        if provider:
+            values.update(
+                openai_api_key="sk-test-key-123456", openai_base_url=fake_llm.openai_base_url, model="fake-gpt"
+            )
+        values.update(overrides)
+        recorder = Recorder()
+        app = build(Settings(**values), recorder, recorder, ApprovalPolicy(str(values["approval"])))  # type: ignore[arg-type]
+        apps.append(app)
+        return app, recorder
+
+    yield factory
+    for app in apps:
+        app.close()

@@ -1,0 +1,214 @@
+"""Whole turns through the real openai SDK against the fake server, checked in the ledger."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from slop.context.show import format_prompt
+from slop.records import Role, Status
+from tests.e2e.conftest import AppFactory
+from tests.fakellm import FakeLLM
+
+STATE = "### STATE\nGoal: greet\nContext: none\nResolved: hello\nTechnical Anchors: port 1"
+
+
+def rows(app, session: str = "default"):  # type: ignore[no-untyped-def]
+    return app.store.messages.window(session, 0)
+
+
+def test_chat_turn_is_streamed_and_stored(make_app: AppFactory, fake_llm: FakeLLM) -> None:
+    app, rec = make_app()
+    fake_llm.enqueue_text("Hello **there**.\n\n" + STATE, usage=(120, 30))
+    outcome = app.engine.handle("hi")
+    assert outcome.ok
+    assert len(rec.kinds("delta")) > 1 and "".join(rec.kinds("delta")).startswith("Hello **there**.")
+    user, answer = rows(app)
+    assert (user.role, user.content, user.parsing_strategy) == (Role.USER, "hi", "openai")
+    assert (answer.role, answer.status, answer.tokens) == (Role.ASSISTANT, Status.COMPLETED, 150)
+    assert user.group_id == answer.group_id
+    assert app.store.sessions.state("default") == STATE
+    assert [(u.model, u.total_tokens) for u in app.store.usage.by_model("default")] == [("fake-gpt", 150)]
+    body = fake_llm.last_request("chat").json
+    assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
+    assert body["model"] == "fake-gpt" and {t["function"]["name"] for t in body["tools"]} >= {"read_file", "query_db"}
+
+
+def test_request_matches_context_show(make_app: AppFactory, fake_llm: FakeLLM) -> None:
+    app, _rec = make_app()
+    app.store.sessions.set_scratchpad("default", "- [ ] write tests")
+    fake_llm.enqueue_tool_calls([("read_file", {"path": "hello.py"}), ("execute_bash", {"command": "seq 1 2000"})])
+    fake_llm.enqueue_text("Read it.\n\n" + STATE)
+    fake_llm.enqueue_error(500)  # the last call fails, so the ledger stays as it was when it was sent
+    app.engine.handle("read hello.py and count")
+    app.engine.handle("what next?")
+    body = fake_llm.last_request("chat").json
+    prompt = app.orchestrator.prompt_for("default")
+    shown = format_prompt(prompt)
+    system = body["messages"][0]["content"]
+    assert system == prompt.system_text
+    assert "## Global State (Anchor)\n" + STATE in system
+    assert "## Active Scratchpad\n- [ ] write tests" in system
+    for layer in prompt.layers:
+        assert layer.text in shown
+    tool_msgs = [m for m in body["messages"] if m["role"] == "tool"]
+    seq = next(m for m in tool_msgs if "2000" in m["content"] or "TRUNCATED" in m["content"])
+    assert "TRUNCATED. Use query_db" in seq["content"] and len(seq["content"]) <= 340  # inactive group: 300 chars
+    for message in body["messages"][1:]:
+        if message.get("content"):
+            assert message["content"] in shown
+    assert body["messages"][-1]["content"].endswith("### CURRENT REQUEST\nwhat next?")
+    # the hint's SQL gives the full output back
+    mid = int(seq["content"].split("WHERE id=")[1].split('"')[0])
+    full = app.store.messages.get(mid)
+    assert full is not None and "2000" in full.content and len(full.content) > 5000
+
+
+def test_undo_brings_back_previous_state_in_next_request(make_app: AppFactory, fake_llm: FakeLLM) -> None:
+    app, rec = make_app()
+    first = STATE
+    second = STATE.replace("greet", "changed")
+    fake_llm.enqueue_text("one\n\n" + first)
+    fake_llm.enqueue_text("two\n\n" + second)
+    app.engine.handle("first")
+    app.engine.handle("second")
+    assert app.store.sessions.state("default") == second
+    app.engine.handle("/undo")
+    assert "STATE is back" in rec.kinds("success")[-1]
+    fake_llm.enqueue_text("three")
+    app.engine.handle("third")
+    system = fake_llm.last_request("chat").json["messages"][0]["content"]
+    assert "Goal: greet" in system and "Goal: changed" not in system
+    users = [m["content"] for m in fake_llm.last_request("chat").json["messages"] if m["role"] == "user"]
+    assert not any("second" in u for u in users)
+
+
+def test_window_drop_and_remove_change_the_next_request(make_app: AppFactory, fake_llm: FakeLLM) -> None:
+    app, _rec = make_app()
+    for i in range(4):
+        fake_llm.enqueue_text(f"answer {i}")
+        app.engine.handle(f"question {i}")
+    gids = app.store.messages.last_group_ids("default", 0)  # newest first
+    app.engine.handle("/context window 2")
+    app.engine.handle(f"/context drop {gids[1]}")
+    app.engine.handle(f"/message remove {gids[0]}")
+    fake_llm.enqueue_text("ok")
+    app.engine.handle("question 4")
+    users = [m["content"] for m in fake_llm.last_request("chat").json["messages"] if m["role"] == "user"]
+    # window 2 = the new turn + the newest group still visible (3 was removed, 2 dropped)
+    assert [u.split("\n")[-1] for u in users] == ["question 1", "question 4"]
+    assert app.store.messages.group("default", gids[1])  # dropped, still in the ledger
+    assert not app.store.messages.group("default", gids[0])  # removed
+
+
+def test_commands_reject_bad_and_foreign_gids(make_app: AppFactory, fake_llm: FakeLLM) -> None:
+    app, rec = make_app()
+    fake_llm.enqueue_text("a")
+    app.engine.handle("x")
+    gid = app.store.messages.last_group_ids("default", 1)[0]
+    app.ctx.session = "other"
+    for line in (
+        f"/context drop {gid}",
+        "/context drop 123",
+        "/message show",
+        "/context window -1",
+        "/context window two",
+        "/context bogus",
+    ):
+        assert not app.engine.handle(line).ok
+    errors = rec.kinds("error")
+    assert "belongs to session 'default'" in errors[0]
+    assert "no group 123" in errors[1]
+    assert "usage: /message show GID" in errors[2]
+    assert "cannot be negative" in errors[3] and "whole number" in errors[4]
+    assert "unknown /context sub-command" in errors[5]
+
+
+def test_message_list_and_show(make_app: AppFactory, fake_llm: FakeLLM) -> None:
+    app, rec = make_app()
+    fake_llm.enqueue_tool_calls([("list_directory", {})])
+    fake_llm.enqueue_text("done")
+    app.engine.handle("list files")
+    app.engine.handle("/message list")
+    table = rec.kinds("table")[-1]
+    assert "list files" in table and "yes" in table
+    gid = app.store.messages.last_group_ids("default", 1)[0]
+    app.engine.handle(f"/message show {gid}")
+    shown = rec.viewed[-1]
+    assert "tool call `list_directory`" in shown and "#### tool" in shown and "hello.py" in shown
+
+
+def test_no_provider_one_line_and_nothing_written(make_app: AppFactory) -> None:
+    app, rec = make_app(provider=False)
+    outcome = app.engine.handle("hello?")
+    assert not outcome.ok
+    assert len(rec.kinds("error")) == 1 and "OPENAI_API_KEY" in rec.kinds("error")[0]
+    assert app.store.messages.count("default") == 0
+    assert app.engine.handle("/message list").ok  # slash commands still work
+
+
+def test_wrong_key_is_one_line_and_keeps_the_message(make_app: AppFactory, fake_llm: FakeLLM) -> None:
+    app, rec = make_app()
+    fake_llm.enqueue_error(401)
+    assert not app.engine.handle("hello").ok
+    assert rec.kinds("error") == [rec.kinds("error")[0]] and "OPENAI_API_KEY" in rec.kinds("error")[0]
+    assert [m.content for m in rows(app)] == ["hello"]
+
+
+def test_unreachable_server(make_app: AppFactory) -> None:
+    app, rec = make_app(openai_base_url="http://127.0.0.1:9/v1")
+    assert not app.engine.handle("hello").ok
+    assert "cannot reach http://127.0.0.1:9/v1" in rec.kinds("error")[0]
+    assert [m.content for m in rows(app)] == ["hello"]
+
+
+def test_rate_limit_is_retried_then_reported(make_app: AppFactory, fake_llm: FakeLLM) -> None:
+    app, rec = make_app(max_retries=1)
+    fake_llm.enqueue_error(429, retry_after=0)
+    fake_llm.enqueue_text("after retry")
+    assert app.engine.handle("hello").ok
+    fake_llm.enqueue_error(429, retry_after=0)
+    fake_llm.enqueue_error(429, retry_after=0)
+    assert not app.engine.handle("again").ok
+    assert "429" in rec.kinds("error")[-1]
+
+
+def test_cut_off_stream_keeps_partial_reply(make_app: AppFactory, fake_llm: FakeLLM) -> None:
+    app, rec = make_app()
+    fake_llm.enqueue_cutoff("The answer is")
+    assert not app.engine.handle("question").ok
+    assert "cut off" in rec.kinds("error")[0]
+    partial = rows(app)[-1]
+    assert partial.status == Status.INTERRUPTED and partial.content.startswith("The answer")
+
+
+def test_malformed_stream_is_one_line(make_app: AppFactory, fake_llm: FakeLLM) -> None:
+    app, rec = make_app()
+    fake_llm.enqueue_malformed()
+    assert not app.engine.handle("question").ok
+    assert len(rec.kinds("error")) == 1
+    assert rows(app)[0].content == "question"
+
+
+def test_cancel_mid_stream_keeps_partial_as_interrupted(make_app: AppFactory, fake_llm: FakeLLM) -> None:
+    app, _rec = make_app()
+    fake_llm.enqueue_text("word " * 40, chunks=["word "] * 40, delay=0.05)
+    timer = threading.Timer(0.4, app.ctx.cancel.set)
+    started = time.monotonic()
+    timer.start()
+    outcome = app.engine.handle("long answer please")
+    assert time.monotonic() - started < 1.5
+    assert outcome.turn is not None and outcome.turn.interrupted
+    last = rows(app)[-1]
+    assert last.status == Status.INTERRUPTED and 0 < len(last.content) < len("word " * 40)
+
+
+def test_malformed_tool_arguments_become_an_error_result(make_app: AppFactory, fake_llm: FakeLLM) -> None:
+    app, _rec = make_app()
+    fake_llm.enqueue_tool_calls([("read_file", '{"path": ')])
+    fake_llm.enqueue_text("sorry, retrying")
+    assert app.engine.handle("read").ok
+    tool = next(m for m in rows(app) if m.role == Role.TOOL)
+    assert tool.status == Status.ERROR and tool.content.startswith("Error: INVALID_ARGUMENT")
+    second = fake_llm.last_request("chat").json["messages"]
+    assert any(m["role"] == "tool" and "INVALID_ARGUMENT" in m["content"] for m in second)
