@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from slop.errors import StoreError
 from slop.records import GroupSummary, Message, NewMessage, Role, Status
@@ -13,27 +14,16 @@ from slop.store.db import Database
 TokenCounter = Callable[[str], int]
 
 _HIDDEN = "('" + "','".join(Status.HIDDEN) + "')"
+# In Message's field order, NULLs mapped to the record's defaults, so a row tuple is the
+# constructor's arguments: window loads build ~200 records per model call.
 _COLUMNS = (
-    "id, session_id, role, content, status, group_id, tool_call_id, parsing_strategy, tokens, created_at,"
-    " reasoning, content_tokens"
+    "id, session_id, role, COALESCE(content, ''), COALESCE(status, 'completed'), group_id, tool_call_id,"
+    " parsing_strategy, COALESCE(tokens, 0), COALESCE(created_at, ''), reasoning, COALESCE(content_tokens, 0)"
 )
 
 
-def row_to_message(row: sqlite3.Row) -> Message:
-    return Message(
-        id=row["id"],
-        session_id=row["session_id"],
-        role=row["role"],
-        content=row["content"] or "",
-        status=row["status"] or Status.COMPLETED,
-        group_id=row["group_id"],
-        tool_call_id=row["tool_call_id"],
-        parsing_strategy=row["parsing_strategy"],
-        tokens=row["tokens"] or 0,
-        created_at=row["created_at"] or "",
-        reasoning=row["reasoning"],
-        content_tokens=row["content_tokens"] or 0,
-    )
+def to_messages(rows: list[tuple[Any, ...]]) -> list[Message]:
+    return [Message(*row) for row in rows]
 
 
 class Messages:
@@ -94,8 +84,8 @@ class Messages:
 
     # ---- reading -------------------------------------------------------------------
     def get(self, message_id: int) -> Message | None:
-        row = self._db.execute(f"SELECT {_COLUMNS} FROM messages WHERE id=?", (message_id,)).fetchone()
-        return None if row is None else row_to_message(row)
+        rows = self._db.tuples(f"SELECT {_COLUMNS} FROM messages WHERE id=?", (message_id,))
+        return to_messages(rows)[0] if rows else None
 
     def last_group_ids(self, session_id: str, n: int, *, include_hidden: bool = False) -> list[str]:
         """The session's last `n` group ids, newest first (n <= 0: all of them)."""
@@ -115,11 +105,11 @@ class Messages:
         Rows without a group are always included. Cost follows the window, not the
         history: both queries walk the (session_id, group_id) index from the end."""
         if n <= 0:
-            rows = self._db.query(
+            rows = self._db.tuples(
                 f"SELECT {_COLUMNS} FROM messages WHERE session_id=? AND status NOT IN {_HIDDEN} ORDER BY id",
                 (session_id,),
             )
-            return [row_to_message(r) for r in rows]
+            return to_messages(rows)
         gids = self.last_group_ids(session_id, n)
         return self.messages_of_groups(session_id, gids, include_ungrouped=True)
 
@@ -131,11 +121,11 @@ class Messages:
         where = f"group_id IN ({marks})" if group_ids else "0"
         if include_ungrouped:
             where = f"({where} OR group_id IS NULL)"
-        rows = self._db.query(
+        rows = self._db.tuples(
             f"SELECT {_COLUMNS} FROM messages WHERE session_id=? AND {where}{hidden} ORDER BY id",
             (session_id, *group_ids),
         )
-        return [row_to_message(r) for r in rows]
+        return to_messages(rows)
 
     def group(self, session_id: str, group_id: str) -> list[Message]:
         """Every message of a group of this session, hidden ones included."""
@@ -180,17 +170,22 @@ class Messages:
         return int(self._db.scalar("SELECT COUNT(*) FROM messages WHERE session_id=?", (session_id,)) or 0)
 
     def last_user_text(self, session_id: str) -> str:
+        """The prompt that opened the session's latest visible group (index lookups only)."""
+        gids = self.last_group_ids(session_id, 1)
+        if not gids:
+            return ""
         row = self._db.execute(
-            "SELECT content FROM messages WHERE session_id=? AND role='user' ORDER BY id DESC LIMIT 1", (session_id,)
+            "SELECT content FROM messages WHERE session_id=? AND group_id=? AND role='user' ORDER BY id LIMIT 1",
+            (session_id, gids[0]),
         ).fetchone()
         return row[0] if row else ""
 
     def recent(self, session_id: str, limit: int) -> list[Message]:
-        rows = self._db.query(
+        rows = self._db.tuples(
             f"SELECT {_COLUMNS} FROM (SELECT * FROM messages WHERE session_id=? ORDER BY id DESC LIMIT ?) ORDER BY id",
             (session_id, limit),
         )
-        return [row_to_message(r) for r in rows]
+        return to_messages(rows)
 
     # ---- changing groups -----------------------------------------------------------
     def set_group_status(self, session_id: str, group_id: str, status: str, *, only_from: str | None = None) -> int:

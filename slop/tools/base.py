@@ -23,9 +23,11 @@ class ToolStore(Protocol):
     def set_skill_active(self, session_id: str, name: str, active: bool) -> None:
         """Raises KeyError when no skill has that name."""
         ...
+
     def query_readonly(self, sql: str, max_rows: int, max_chars: int) -> str:
         """Run one read-only statement; raises ToolError when refused or failing."""
         ...
+
     def describe(self) -> str: ...
 
 

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Assembly time vs ledger size: window 20 on synthetic ledgers of 1k, 100k and 1M messages.
+
+    python scripts/bench_context.py [--sizes 1000,100000,1000000] [--queries 200] [--dir DIR] [--json]
+
+Ledgers follow perf_anchors.md §3: ~10 messages a group (1-19), 1 000 sessions (fewer for
+small ledgers), groups scattered across sessions, content 50-950 characters (mean ~500),
+3 % dropped. Each ledger is built once into --dir (default a temp dir) through slop's own
+migrations, then `ContextService.prompt()` — the exact path of every model call and
+/context show — is timed for random sessions with a window of 20 groups."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import string
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from slop.context.strategies import builtin_strategies  # noqa: E402
+from slop.context.tokens import estimate  # noqa: E402
+from slop.records import ToolSpec  # noqa: E402
+from slop.snapshot import ContextService  # noqa: E402
+from slop.store import Store  # noqa: E402
+from slop.store.memos import Memos  # noqa: E402
+
+WINDOW = 20
+ROLES = ("assistant", "tool")
+
+
+def corpus(rng: random.Random) -> str:
+    words = ["".join(rng.choices(string.ascii_lowercase, k=rng.randint(2, 9))) for _ in range(3000)]
+    return " ".join(rng.choice(words) for _ in range(400_000))
+
+
+def build(path: Path, size: int, rng: random.Random) -> None:
+    store = Store.open(str(path))
+    text = corpus(rng)
+    sessions = max(10, min(1000, size // 1000))
+    rows: list[tuple[object, ...]] = []
+    written, gid = 0, 10**18
+    db = store.db
+    db.execute("PRAGMA synchronous=OFF")
+    while written < size:
+        gid += 1
+        session = f"s{rng.randrange(sessions)}"
+        n = min(rng.randint(1, 19), size - written)
+        status = "dropped" if rng.random() < 0.03 else "completed"
+        for i in range(n):
+            start = rng.randrange(len(text) - 1000)
+            content = text[start : start + rng.randint(50, 950)]
+            role = "user" if i == 0 else ROLES[i % 2]
+            call = f"c{gid}-{i}" if role == "tool" else None
+            rows.append(
+                (session, role, content, status, str(gid), call, "openai", len(content) // 4, len(content) // 4)
+            )
+        written += n
+        if len(rows) >= 20_000 or written >= size:
+            with db.transaction():
+                db.executemany(
+                    "INSERT INTO messages(session_id, role, content, status, group_id, tool_call_id,"
+                    " parsing_strategy, tokens, content_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    rows,
+                )
+            rows = []
+    with db.transaction():
+        for s in range(sessions):
+            db.execute(
+                "INSERT OR IGNORE INTO sessions(id, name, context_size) VALUES (?, ?, ?)", (f"s{s}", f"s{s}", WINDOW)
+            )
+            db.execute("UPDATE sessions SET context_size=? WHERE id=?", (WINDOW, f"s{s}"))
+    db.execute("ANALYZE")
+    store.close()
+
+
+def measure(path: Path, queries: int, rng: random.Random) -> dict[str, float]:
+    store = Store.open(str(path))
+    sessions = [r[0] for r in store.db.query("SELECT id FROM sessions")]
+    specs = [ToolSpec(f"tool_{i}", "does a thing", {"type": "object"}) for i in range(12)]
+    service = ContextService(store, Memos(store.db), lambda: specs, builtin_strategies(), estimate, lambda: True)
+    times: list[float] = []
+    sizes: list[int] = []
+    for i in range(queries + 20):
+        session = rng.choice(sessions)
+        start = time.perf_counter()
+        prompt = service.prompt(session, "openai", "gpt-4o")
+        elapsed = time.perf_counter() - start
+        if i >= 20:  # warm-up
+            times.append(elapsed)
+            sizes.append(len(prompt.history))
+    store.close()
+    times.sort()
+    return {
+        "median_ms": round(statistics.median(times) * 1000, 3),
+        "p99_ms": round(times[int(len(times) * 0.99) - 1] * 1000, 3),
+        "messages_in_window": int(statistics.median(sizes)),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,100000,1000000")
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--dir", help="keep the built ledgers here (reused when present)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    folder = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="slop-bench-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    results = []
+    for size in (int(s) for s in args.sizes.split(",")):
+        path = folder / f"ledger-{size}.db"
+        if not path.exists():
+            started = time.perf_counter()
+            build(path, size, random.Random(size))
+            print(f"built {size} messages in {time.perf_counter() - started:.1f}s", file=sys.stderr)
+        results.append({"messages": size, "window": WINDOW, **measure(path, args.queries, random.Random(1))})
+    if args.json:
+        print(json.dumps({"results": results}))
+    else:
+        print(f"{'messages':>10} {'window':>6} {'msgs/window':>11} {'median ms':>10} {'p99 ms':>8}")
+        for r in results:
+            print(
+                f"{r['messages']:>10} {r['window']:>6} {r['messages_in_window']:>11} {r['median_ms']:>10} {r['p99_ms']:>8}"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

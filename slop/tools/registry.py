@@ -1,0 +1,71 @@
+"""The tools slop offers the model, looked up by name in a stable order.
+
+The order is the order the model sees them in, so it is fixed here (file
+tools first) rather than left to dict or import order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from slop.records import ToolSpec
+from slop.tools.base import Tool
+from slop.tools.db import DESCRIBE_DB, QUERY_DB
+from slop.tools.files import READ_FILE, WRITE_FILE
+from slop.tools.listing import LIST_DIRECTORY
+from slop.tools.memory import MANAGE_SCRATCHPAD, RETRIEVE_MEMOS, SAVE_MEMO, USE_SKILL
+from slop.tools.patch import APPLY_PATCH
+from slop.tools.search import GIT_GREP_TOOL, GREP_TOOL
+from slop.tools.shell import EXECUTE_BASH
+
+
+def default_tools() -> list[Tool]:
+    """Every built-in tool, in the order they are advertised."""
+    return [
+        READ_FILE,
+        WRITE_FILE,
+        APPLY_PATCH,
+        LIST_DIRECTORY,
+        GREP_TOOL,
+        GIT_GREP_TOOL,
+        EXECUTE_BASH,
+        QUERY_DB,
+        DESCRIBE_DB,
+        MANAGE_SCRATCHPAD,
+        SAVE_MEMO,
+        RETRIEVE_MEMOS,
+        USE_SKILL,
+    ]
+
+
+class ToolRegistry:
+    """Tools by name. Iteration and specs() follow registration order."""
+
+    def __init__(self, tools: Iterable[Tool] | None = None) -> None:
+        self._tools: dict[str, Tool] = {}
+        for tool in default_tools() if tools is None else tools:
+            self.add(tool)
+
+    def add(self, tool: Tool) -> None:
+        name = tool.spec.name
+        if name in self._tools:
+            raise ValueError(f"a tool named {name!r} is already registered")
+        self._tools[name] = tool
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def specs(self) -> list[ToolSpec]:
+        return [tool.spec for tool in self._tools.values()]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __iter__(self) -> Iterator[Tool]:
+        return iter(self._tools.values())
+
+    def __len__(self) -> int:
+        return len(self._tools)
