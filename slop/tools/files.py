@@ -17,6 +17,7 @@ from slop.records import ToolSpec
 from slop.tools.base import ErrorCode, Tool, ToolContext, ToolFailure, ToolOutput
 from slop.tools.output import plural
 from slop.tools.paths import display, resolve
+from slop.tools.preview import read_current, unified_diff
 
 MAX_LINES = 2000
 MAX_CHARS = 100_000
@@ -191,7 +192,9 @@ def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
 
 def _preview_write(args: dict[str, Any], ctx: ToolContext) -> str:
     size = len(args["content"].encode("utf-8"))
-    return f"write {plural(size, 'byte')} to {args['path']}"
+    path = resolve(ctx, args["path"])
+    header = f"write {plural(size, 'byte')} to {args['path']}" + ("" if path.exists() else " (new file)")
+    return header + "\n" + unified_diff(read_current(path), args["content"], args["path"])
 
 
 WRITE_FILE = Tool(

@@ -14,6 +14,7 @@ from slop.tools.base import ErrorCode, Tool, ToolContext, ToolFailure, ToolOutpu
 from slop.tools.files import atomic_write, require_file
 from slop.tools.output import plural
 from slop.tools.paths import display
+from slop.tools.preview import unified_diff
 
 
 def count_occurrences(text: str, needle: str) -> int:
@@ -73,7 +74,15 @@ def apply_patch(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
 
 
 def _preview(args: dict[str, Any], ctx: ToolContext) -> str:
-    return f"apply {plural(len(args['patches']), 'patch', 'patches')} to {args['path']}"
+    header = f"apply {plural(len(args['patches']), 'patch', 'patches')} to {args['path']}"
+    path = require_file(ctx, args["path"])
+    old = text = path.read_bytes().decode("utf-8", "surrogateescape")
+    try:
+        for index, block in enumerate(args["patches"], start=1):
+            text = _apply_one(text, index, block, "\r\n" in old)
+    except ToolFailure as exc:
+        return f"{header}\n(it will fail: {exc})"
+    return header + "\n" + unified_diff(old, text, args["path"])
 
 
 APPLY_PATCH = Tool(

@@ -77,3 +77,24 @@ def test_missing_patch_field_is_invalid_argument(ctx: ToolContext, root: Path) -
     (root / "a.txt").write_text("x")
     result = run_tool(ctx, "apply_patch", path="a.txt", patches=[{"find": "x"}])
     assert result.content == "Error: INVALID_ARGUMENT: missing required field 'patches[0].replace'"
+
+
+def test_approval_previews_show_a_diff(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import threading
+
+    from slop.tools.base import ToolContext
+    from slop.tools.registry import ToolRegistry
+
+    (tmp_path / "a.py").write_text("x = 1\ny = 2\n")
+    ctx = ToolContext(root=tmp_path, session_id="s", store=None, cancel=threading.Event())  # type: ignore[arg-type]
+    tools = ToolRegistry()
+    patch = tools.get("apply_patch")
+    write = tools.get("write_file")
+    assert patch is not None and write is not None and patch.preview and write.preview
+    text = patch.preview({"path": "a.py", "patches": [{"find": "y = 2", "replace": "y = 3"}]}, ctx)
+    assert "-y = 2" in text and "+y = 3" in text
+    failing = patch.preview({"path": "a.py", "patches": [{"find": "nope", "replace": ""}]}, ctx)
+    assert "it will fail" in failing and "matches 0 times" in failing
+    new = write.preview({"path": "b.py", "content": "print(1)\n"}, ctx)
+    assert "(new file)" in new and "+print(1)" in new
+    assert (tmp_path / "a.py").read_text() == "x = 1\ny = 2\n" and not (tmp_path / "b.py").exists()
