@@ -48,7 +48,9 @@ def time_to_prompt(cmd: str, runs: int) -> list[float]:
             project.mkdir()
             start = time.perf_counter()
             child = pexpect.spawn(cmd, cwd=str(project), env=env, dimensions=(40, 120), encoding="utf-8")
-            child.expect("slop <W:", timeout=20)
+            # answer prompt_toolkit's cursor-position request as a terminal does, then wait for the modeline
+            while child.expect(["slop <W:", "\x1b\\[6n"], timeout=20) == 1:
+                child.send("\x1b[1;1R")
             elapsed = time.perf_counter() - start
             child.sendcontrol("d")
             child.expect(pexpect.EOF, timeout=10)

@@ -212,3 +212,51 @@ def test_malformed_tool_arguments_become_an_error_result(make_app: AppFactory, f
     assert tool.status == Status.ERROR and tool.content.startswith("Error: INVALID_ARGUMENT")
     second = fake_llm.last_request("chat").json["messages"]
     assert any(m["role"] == "tool" and "INVALID_ARGUMENT" in m["content"] for m in second)
+
+
+def test_rebuild_asks_the_model_for_a_fresh_state(make_app: AppFactory, fake_llm: FakeLLM) -> None:
+    app, rec = make_app()
+    fake_llm.enqueue_text("one\n\n" + STATE)
+    app.engine.handle("first")
+    fresh = STATE.replace("greet", "rebuilt")
+    fake_llm.enqueue_text(fresh)
+    app.engine.handle("/context rebuild")
+    assert app.store.sessions.state("default") == fresh
+    assert "rebuilt by the model" in rec.kinds("info")[-1]
+    assert "Rebuild the ### STATE" in fake_llm.last_request("chat").json["messages"][-1]["content"]
+
+
+def test_rebuild_without_a_model_uses_the_last_state_in_the_window(make_app: AppFactory, fake_llm: FakeLLM) -> None:
+    app, _ = make_app()
+    fake_llm.enqueue_text("one\n\n" + STATE)
+    app.engine.handle("first")
+    app.store.sessions.push_state("default", None, "### STATE\nGoal: stale")
+    offline, rec = make_app(provider=False)
+    offline.engine.handle("/context rebuild")
+    assert offline.store.sessions.state("default") == STATE
+    assert "no model reachable" in rec.kinds("info")[-1]
+
+
+def test_step_limit_stops_a_runaway_tool_loop(make_app: AppFactory, fake_llm: FakeLLM) -> None:
+    app, rec = make_app(step_limit=3)
+    for _ in range(3):
+        fake_llm.enqueue_tool_calls([("list_directory", {})])
+    outcome = app.engine.handle("loop forever")
+    assert not outcome.ok and "step limit" in rec.kinds("warning")[-1]
+    assert len([r for r in fake_llm.requests if "chat" in r.path]) == 3
+
+
+def test_parallel_tool_calls_are_stored_in_call_order(make_app: AppFactory, fake_llm: FakeLLM) -> None:
+    app, _ = make_app()
+    fake_llm.enqueue_tool_calls(
+        [
+            ("execute_bash", {"command": "sleep 0.4; echo first"}),
+            ("execute_bash", {"command": "echo second"}),
+        ]
+    )
+    fake_llm.enqueue_text("done")
+    started = time.monotonic()
+    app.engine.handle("two commands")
+    tools = [m for m in rows(app) if m.role == Role.TOOL]
+    assert ["first" in tools[0].content, "second" in tools[1].content] == [True, True]
+    assert time.monotonic() - started < 2.0

@@ -1,0 +1,179 @@
+"""slop in a real pseudo-terminal, typed at like a person, against the fake server."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from tests.fakellm import FakeLLM
+
+CPR_REQUEST = "\x1b\\[6n"
+SLOP = shutil.which("slop", path=str(Path(sys.executable).parent)) or "slop"
+
+
+class Term:
+    def __init__(self, child: pexpect.spawn, db: Path) -> None:
+        self.child = child
+        self.db = db
+
+    def expect(self, pattern: str, timeout: float = 10) -> None:
+        """Wait for `pattern`, answering cursor-position requests as a real terminal does
+        (prompt_toolkit asks before drawing the prompt and its bottom toolbar)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            index = self.child.expect([pattern, CPR_REQUEST], timeout=max(0.1, deadline - time.monotonic()))
+            if index == 0:
+                return
+            self.child.send("\x1b[1;1R")
+
+    def prompt(self) -> None:
+        self.expect("slop <W:")
+
+    def type(self, text: str) -> None:
+        self.child.send(text)
+
+    def enter(self, line: str) -> None:
+        self.child.send(line + "\r")
+
+    def rows(self, sql: str) -> list[tuple[object, ...]]:
+        conn = sqlite3.connect(self.db)
+        try:
+            return conn.execute(sql).fetchall()
+        finally:
+            conn.close()
+
+
+@pytest.fixture
+def term(tmp_path: Path, fake_llm: FakeLLM) -> Iterator[callable]:  # type: ignore[valid-type]
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "notes.txt").write_text("alpha\nbeta\n")
+    db = tmp_path / "ledger.db"
+    children: list[pexpect.spawn] = []
+
+    def start(*args: str, **env: str) -> Term:
+        environ = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "GEMINI", "GOOGLE"))}
+        environ.update(
+            OPENAI_API_KEY="sk-test-pty-123456",
+            OPENAI_BASE_URL=fake_llm.openai_base_url,
+            SLOP_MAX_RETRIES="0",
+            TERM="xterm-256color",
+            SLOP_HOME=str(tmp_path / "home"),
+            **env,
+        )
+        child = pexpect.spawn(
+            SLOP,
+            ["--db", str(db), "--model", "fake-gpt", *args],
+            cwd=str(project),
+            env=environ,
+            dimensions=(40, 120),
+            encoding="utf-8",
+            timeout=10,
+        )
+        children.append(child)
+        return Term(child, db)
+
+    yield start
+    for child in children:
+        if child.isalive():
+            child.terminate(force=True)
+
+
+def test_chat_quit_and_come_back(term, fake_llm: FakeLLM) -> None:  # type: ignore[no-untyped-def]
+    fake_llm.enqueue_text("Hello from the **fake** model.\n\n- one\n- two\n")
+    t = term()
+    t.prompt()
+    t.enter("hello there")
+    t.expect("Hello from the")
+    t.expect("two")
+    t.prompt()
+    t.enter("/exit")
+    t.child.expect(pexpect.EOF, timeout=10)
+    assert t.rows("SELECT role, content FROM messages ORDER BY id") == [
+        ("user", "hello there"),
+        ("assistant", "Hello from the **fake** model.\n\n- one\n- two\n"),
+    ]
+    again = term()
+    again.expect("hello there")  # the last exchange is shown on return
+    again.prompt()
+    again.child.sendcontrol("d")
+    again.child.expect(pexpect.EOF, timeout=10)
+
+
+def test_completion_of_commands(term) -> None:  # type: ignore[no-untyped-def]
+    t = term()
+    t.prompt()
+    t.type("/con\t")
+    t.expect("text")  # the screen gets the completed rest of "/context"
+    t.type(" wi\t")
+    t.expect("ndow")
+    t.enter(" 3")
+    t.expect("last 3 group")  # "/con<Tab> wi<Tab> 3" ran as /context window 3
+    assert t.rows("SELECT context_size FROM sessions WHERE id='default'") == [(3,)]
+
+
+def test_esc_cancels_a_long_tool_and_leaves_no_process(term, fake_llm: FakeLLM, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    marker = tmp_path / "pid"
+    fake_llm.enqueue_tool_calls([("execute_bash", {"command": f"echo $$ > {marker}; sleep 30"})])
+    fake_llm.enqueue_text("never used")
+    t = term("--yes")
+    t.prompt()
+    t.enter("run the slow thing")
+    deadline = time.monotonic() + 10
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert marker.exists(), "the command never started"
+    time.sleep(0.2)
+    started = time.monotonic()
+    t.type("\x1b")
+    t.expect("cancel", timeout=5)
+    t.prompt()
+    assert time.monotonic() - started < 5
+    pid = int(marker.read_text())
+    time.sleep(0.3)
+    assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]
+    results = t.rows("SELECT status, content FROM messages WHERE role='tool'")
+    assert results == [("cancelled", "[Cancelled]")]
+
+
+def test_ctrl_c_clears_then_double_exits(term) -> None:  # type: ignore[no-untyped-def]
+    t = term()
+    t.prompt()
+    t.type("some half-typed text")
+    t.child.sendcontrol("c")
+    time.sleep(0.2)
+    t.child.sendcontrol("c")
+    time.sleep(0.1)
+    t.child.sendcontrol("c")
+    t.child.expect(pexpect.EOF, timeout=10)
+    assert t.rows("SELECT COUNT(*) FROM messages") == [(0,)]
+
+
+def test_approval_prompt_refuse_and_allow(term, fake_llm: FakeLLM, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    fake_llm.enqueue_tool_calls([("write_file", {"path": "new.txt", "content": "hi\n"})])
+    fake_llm.enqueue_text("ok, not written")
+    fake_llm.enqueue_tool_calls([("write_file", {"path": "new.txt", "content": "hi\n"})])
+    fake_llm.enqueue_text("written")
+    t = term()
+    t.prompt()
+    t.enter("write it")
+    t.expect("\\+hi")  # the diff of what would be written, then the question
+    t.expect("Allow\\?")
+    t.enter("n")
+    t.expect("not written")
+    t.prompt()
+    assert not (tmp_path / "project" / "new.txt").exists()
+    t.enter("write it now")
+    t.expect("Allow\\?")
+    t.enter("y")
+    t.expect("written")
+    t.prompt()
+    assert (tmp_path / "project" / "new.txt").read_text() == "hi\n"
