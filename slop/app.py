@@ -89,6 +89,7 @@ def build(settings: Settings, io: CommandIO, sink: EventSink, approver: Approver
         shell_timeout=settings.shell_timeout,
         max_workers=settings.max_parallel_tools,
         secrets=secrets_of(settings),
+        on_file_read=context.source().archive.record_file_read,  # "files already read" (compact mode)
     )
     orchestrator = Orchestrator(store, context, providers, runner, step_limit=settings.step_limit)
     registry = build_registry()

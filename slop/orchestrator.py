@@ -12,9 +12,11 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from slop.context.state import extract_state
+from slop.context.strategies import Summarizer
+from slop.context.tokens import estimate
 from slop.errors import ContextTooLong, ProviderError
 from slop.providers.base import Provider, ProviderReply, ReasoningDelta, StreamEvent, TextDelta
-from slop.records import NewMessage, Prompt, Role, Status, ToolCall, ToolResult
+from slop.records import HistoryEntry, Layer, Message, NewMessage, Prompt, Role, Status, ToolCall, ToolResult
 from slop.snapshot import ContextService
 from slop.store import Store
 
@@ -79,6 +81,10 @@ class Orchestrator:
         if provider is None:
             sink.error(NO_PROVIDER)
             return TurnResult(None, ok=False, error=NO_PROVIDER)
+        rejected = self.context.validate_input(session, text)  # e.g. the messages mode's length limit
+        if rejected:
+            sink.error(rejected)
+            return TurnResult(None, ok=False, error=rejected)
         gid = self.store.messages.new_group_id()
         self.store.messages.append(session, gid, NewMessage(Role.USER, text, parsing_strategy=provider.strategy))
         sink.user_echo(text, gid)
@@ -87,6 +93,9 @@ class Orchestrator:
     def _loop(self, session: str, gid: str, provider: Provider, sink: EventSink, cancel: threading.Event) -> TurnResult:
         answer = ""
         for step in range(1, self.step_limit + 1):
+            upkeep = self.context.maintain(session, provider.strategy, provider.model, self.summarizer(session, cancel))
+            for line in upkeep.report:  # compaction by the compact / relevance strategies
+                sink.info(line)
             prompt = self.context.prompt(session, provider.strategy, provider.model)
             reply = self._call(provider, prompt, sink, cancel)
             if isinstance(reply, TurnResult):
@@ -109,6 +118,30 @@ class Orchestrator:
             self._throttle(session, cancel)
         sink.warning(f"stopped after {self.step_limit} model calls in one turn (step limit); send 'continue' to go on")
         return TurnResult(gid, ok=False, text=answer, error="step limit", steps=self.step_limit)
+
+    def summarizer(self, session: str, cancel: threading.Event | None = None) -> Summarizer | None:
+        """A one-shot call to the active provider for context summaries: not a turn, so
+        nothing is stored but its usage. None without a provider."""
+        provider = self.provider()
+        if provider is None:
+            return None
+
+        def summarize(instructions: str, transcript: str) -> str:
+            request = Message(0, session, Role.USER, transcript, content_tokens=estimate(transcript))
+            prompt = Prompt(
+                layers=(Layer("summary instructions", instructions, estimate(instructions)),),
+                history=(HistoryEntry(request, transcript, request.content_tokens),),
+                tools=(),
+                strategy=provider.strategy,
+            )
+            reply = provider.stream(prompt, cancel or threading.Event(), lambda _event: None)
+            if reply.usage:
+                self.store.usage.record(session, None, reply.usage)
+            if reply.cancelled:
+                raise ProviderError("the summary call was cancelled")
+            return reply.text
+
+        return summarize
 
     def _call(
         self, provider: Provider, prompt: Prompt, sink: EventSink, cancel: threading.Event

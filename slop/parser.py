@@ -29,15 +29,15 @@ from typing import Any
 from slop.records import HistoryEntry, Message, ParsedMessage, Prompt, Role, Status, Strategy, ToolCall
 
 __all__ = [
-    "parse",
-    "openai_native",
-    "gemini_native",
-    "openai_messages",
-    "gemini_contents",
-    "gemini_args",
     "display_text",
-    "tool_names_by_call_id",
+    "gemini_args",
+    "gemini_contents",
+    "gemini_native",
     "is_gemini_family",
+    "openai_messages",
+    "openai_native",
+    "parse",
+    "tool_names_by_call_id",
 ]
 
 GEMINI_FAMILY = (Strategy.GEMINI, Strategy.GEMINI_GCA)
@@ -116,7 +116,8 @@ def _parse_openai(data: dict[str, Any]) -> ParsedMessage:
             continue
         fn = raw.get("function")
         fn = fn if isinstance(fn, dict) else {}
-        calls.append(ToolCall(str(raw.get("id") or f"call_{i}"), str(fn.get("name") or ""), _args_text(fn.get("arguments"))))
+        call_id = str(raw.get("id") or f"call_{i}")
+        calls.append(ToolCall(call_id, str(fn.get("name") or ""), _args_text(fn.get("arguments"))))
     thoughts = data.get("reasoning_content") or data.get("reasoning") or ""
     return ParsedMessage(
         text=_text_of(data.get("content")),
@@ -267,7 +268,9 @@ def _stored_model_parts(msg: Message) -> list[dict[str, Any]]:
     if _native_kind(data, msg.parsing_strategy) != Strategy.GEMINI:
         parsed = _parse_openai(data)
         parts: list[dict[str, Any]] = [{"text": parsed.text}] if parsed.text else []
-        parts += [{"functionCall": {"id": c.id, "name": c.name, "args": gemini_args(c.arguments)}} for c in parsed.tool_calls]
+        parts += [
+            {"functionCall": {"id": c.id, "name": c.name, "args": gemini_args(c.arguments)}} for c in parsed.tool_calls
+        ]
         return parts
     out: list[dict[str, Any]] = []
     raw_parts = data.get("parts")

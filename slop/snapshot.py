@@ -4,14 +4,16 @@ every model call and by /context show."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 
-from slop.context.assemble import AssemblyConfig, Snapshot, assemble
+from slop.context import layers as L
+from slop.context.assemble import AssemblyConfig, Snapshot, assemble, build_layers
 from slop.context.budget import prompt_budget
-from slop.context.strategies import ContextStrategy, Selection, WindowStrategy
+from slop.context.strategies import ContextStrategy, Maintenance, Selection, Summarizer, WindowStrategy
 from slop.context.truncate import TruncationConfig
 from slop.records import Prompt, Role, SessionInfo, ToolSpec
 from slop.store import Store
+from slop.store.context_source import StoreHistory
 from slop.store.memos import Memos
 
 MAX_MEMOS = 5
@@ -25,32 +27,72 @@ class ContextService:
     strategies: dict[str, ContextStrategy]
     count: Callable[[str], int]
     exact_tokens: Callable[[], bool]
-    truncation: TruncationConfig = field(default_factory=TruncationConfig)
+    truncation: TruncationConfig = TruncationConfig()  # noqa: RUF009 - frozen, shared safely
+    system_prompt: str = L.SYSTEM_PROMPT
 
     def strategy_for(self, session: SessionInfo) -> ContextStrategy:
         return self.strategies.get(session.context_mode) or WindowStrategy()
+
+    def source(self) -> StoreHistory:
+        """The ledger as strategies read (and compacting strategies edit) it."""
+        return StoreHistory.of(self.store)
 
     def snapshot(self, session_name: str, parsing_strategy: str, model: str) -> Snapshot:
         session = self.store.sessions.get(session_name)
         budget = prompt_budget(model, session.budget)
         query = self.store.messages.last_user_text(session_name)
-        selection: Selection = self.strategy_for(session).select(self.store.messages, session, query, budget)
-        last_user = next((m.content for m in reversed(selection.messages) if m.role == Role.USER), query)
         skills = self.store.catalog.skills()
         active = [s for s in skills if s.name in session.active_skills]
-        return Snapshot(
+        base = Snapshot(
             session=session,
-            history=selection.messages,
+            history=(),
             strategy=parsing_strategy,
             state=self.store.sessions.state(session_name),
-            memos=tuple(self.memos.find([last_user], limit=MAX_MEMOS)) if last_user else (),
             skills=tuple(active),
             tools=tuple(self.tool_specs()),
             budget=budget,
+        )
+        # Strategies get the room the history may use: the budget minus the system layers.
+        room = max(1, budget - sum(layer.tokens for layer in build_layers(base, self._config()))) if budget > 0 else 0
+        selection: Selection = self.strategy_for(session).select(self.source(), session, query, room)
+        last_user = next((m.content for m in reversed(selection.messages) if m.role == Role.USER), query)
+        return replace(
+            base,
+            history=selection.messages,
+            memos=tuple(self.memos.find([last_user], limit=MAX_MEMOS)) if last_user else (),
+            files_read=selection.files_read,
             notes=selection.notes,
             strategy_layer=selection.layer,
         )
 
     def prompt(self, session_name: str, parsing_strategy: str, model: str) -> Prompt:
-        config = AssemblyConfig(truncation=self.truncation, count=self.count, exact_tokens=self.exact_tokens())
-        return assemble(self.snapshot(session_name, parsing_strategy, model), config)
+        return assemble(self.snapshot(session_name, parsing_strategy, model), self._config())
+
+    def _config(self) -> AssemblyConfig:
+        return AssemblyConfig(truncation=self.truncation, count=self.count, exact_tokens=self.exact_tokens(),
+                              system_prompt=self.system_prompt)
+
+    def validate_input(self, session_name: str, text: str) -> str | None:
+        """The session strategy's objection to a user input (e.g. too long), or None."""
+        session = self.store.sessions.get(session_name)
+        check = getattr(self.strategy_for(session), "validate_input", None)
+        return check(session, text) if check else None
+
+    def maintain(
+        self, session_name: str, parsing_strategy: str, model: str, summarize: Summarizer | None = None,
+        *, force: bool = False,
+    ) -> Maintenance:
+        """Let the session's strategy compact the history before a model call (or when
+        /context compact forces it). Strategies without a `maintain` hook do nothing."""
+        session = self.store.sessions.get(session_name)
+        hook = getattr(self.strategy_for(session), "maintain", None)
+        if hook is None:
+            return Maintenance()
+
+        def measure() -> int:  # the prompt as it would be sent now, before the budget guard
+            snapshot = self.snapshot(session_name, parsing_strategy, model)
+            return assemble(replace(snapshot, budget=0), self._config()).total_tokens
+
+        query = self.store.messages.last_user_text(session_name)
+        budget = prompt_budget(model, session.budget)
+        return hook(self.source(), session, query, budget, measure, summarize, force)

@@ -7,13 +7,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from slop.context.strategy_relevance import recover
+from slop.context.textsearch import fts_query, informative_terms
 from slop.orchestrator import EventSink
 from slop.records import Memo, Skill, ToolCall, ToolResult
 from slop.store import Store
+from slop.store.context_source import StoreHistory
 from slop.store.memos import Memos
 from slop.store.readonly import describe_schema, run_readonly_query
 from slop.tools.base import Approver, ToolContext
 from slop.tools.dispatch import dispatch
+from slop.tools.history import HistoryMatch, RecoveredItem
 from slop.tools.registry import ToolRegistry
 
 
@@ -57,6 +61,17 @@ class SessionToolStore:
 
     def describe(self) -> str:
         return describe_schema(self.store.path)
+
+    def search_history(self, session_id: str, query: str, limit: int) -> list[HistoryMatch]:
+        terms = informative_terms(query)
+        if not terms:
+            raise ValueError(f"{query!r} has no words to search for (stop words and filler are ignored)")
+        hits = StoreHistory.of(self.store).search.messages(session_id, fts_query(terms), limit)
+        return [HistoryMatch(h.message_id, h.group_id, h.role, h.status, h.created_at, h.snippet) for h in hits]
+
+    def recover_context(self, session_id: str, query: str, limit: int) -> list[RecoveredItem]:
+        found = recover(StoreHistory.of(self.store), session_id, query, limit)
+        return [RecoveredItem(r.group_id, r.overlap, r.prompt_at_drop, r.preview) for r in found]
 
 
 @dataclass

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from slop.commands import context_modes
 from slop.commands.base import Command, CommandContext, Proceed, parse_int, split_sub, usage_error
 from slop.context.show import format_prompt
 from slop.errors import CommandError
 from slop.parser import parse
 from slop.records import Role, Status
 
-CONTEXT_USAGE = "/context show|window N|rebuild|drop GID|restore GID"
+CONTEXT_USAGE = "/context show|window N|rebuild|drop GID|restore GID|" + context_modes.USAGE
 MESSAGE_USAGE = "/message list [N]|show GID|remove GID"
 
 
@@ -74,7 +75,8 @@ def _restore(ctx: CommandContext, rest: str) -> None:
         ctx.io.info(f"group {gid} was not dropped")
 
 
-_CONTEXT_SUBS = {"show": _show, "window": _window, "rebuild": _rebuild, "drop": _drop, "restore": _restore}
+_CONTEXT_SUBS = {"show": _show, "window": _window, "rebuild": _rebuild, "drop": _drop, "restore": _restore,
+                 **context_modes.SUBCOMMANDS}
 
 
 def message_cmd(ctx: CommandContext, args: str) -> Proceed | None:
@@ -152,8 +154,10 @@ def undo_cmd(ctx: CommandContext, args: str) -> Proceed | None:
 def _complete_context(ctx: CommandContext, words: list[str]) -> list[str]:
     if len(words) <= 1:
         return list(_CONTEXT_SUBS)
-    if words[0] in ("drop", "restore"):
+    if words[0] in ("drop", "restore", "pin", "unpin"):
         return ctx.store.messages.last_group_ids(ctx.session, 20, include_hidden=True)
+    if words[0] == "mode":
+        return list(ctx.orchestrator.context.strategies)
     return []
 
 
@@ -168,7 +172,7 @@ def _complete_message(ctx: CommandContext, words: list[str]) -> list[str]:
 COMMANDS = (
     Command(
         "/context",
-        "See and steer what the model gets: show, window N, rebuild, drop/restore GID",
+        "See and steer what the model gets: show, window N, rebuild, drop/restore GID, mode, budget, compact, ...",
         CONTEXT_USAGE,
         "Context & History",
         context_cmd,

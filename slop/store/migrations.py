@@ -5,7 +5,9 @@ Tables stay compatible with std::slop's ledger so its SQL works as written
 
 from __future__ import annotations
 
+from slop.store.archive import M003_CONTEXT_ARCHIVE
 from slop.store.db import Database
+from slop.store.search import M002_HISTORY_SEARCH
 
 M001_INITIAL = """
 CREATE TABLE IF NOT EXISTS messages (
@@ -91,7 +93,7 @@ CREATE TABLE IF NOT EXISTS tools (
 );
 """
 
-MIGRATIONS: tuple[str, ...] = (M001_INITIAL,)
+MIGRATIONS: tuple[str, ...] = (M001_INITIAL, M002_HISTORY_SEARCH, M003_CONTEXT_ARCHIVE)
 
 
 def schema_version(db: Database) -> int:

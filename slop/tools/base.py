@@ -6,10 +6,13 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from slop.errors import ToolError
 from slop.records import Memo, Skill, ToolCall, ToolSpec
+
+if TYPE_CHECKING:
+    from slop.tools.history import HistoryMatch, RecoveredItem
 
 
 class ToolStore(Protocol):
@@ -29,6 +32,12 @@ class ToolStore(Protocol):
         ...
 
     def describe(self) -> str: ...
+    def search_history(self, session_id: str, query: str, limit: int) -> list[HistoryMatch]:
+        """BM25 search over the session's messages, any status; ValueError when nothing to search for."""
+        ...
+    def recover_context(self, session_id: str, query: str, limit: int) -> list[RecoveredItem]:
+        """Bring matching cold-storage groups back into context; ValueError on an empty query."""
+        ...
 
 
 class Approver(Protocol):

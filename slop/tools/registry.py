@@ -12,6 +12,7 @@ from slop.records import ToolSpec
 from slop.tools.base import Tool
 from slop.tools.db import DESCRIBE_DB, QUERY_DB
 from slop.tools.files import READ_FILE, WRITE_FILE
+from slop.tools.history import RECOVER_CONTEXT, SEARCH_HISTORY
 from slop.tools.listing import LIST_DIRECTORY
 from slop.tools.memory import MANAGE_SCRATCHPAD, RETRIEVE_MEMOS, SAVE_MEMO, USE_SKILL
 from slop.tools.patch import APPLY_PATCH
@@ -35,6 +36,8 @@ def default_tools() -> list[Tool]:
         SAVE_MEMO,
         RETRIEVE_MEMOS,
         USE_SKILL,
+        SEARCH_HISTORY,
+        RECOVER_CONTEXT,
     ]
 
 

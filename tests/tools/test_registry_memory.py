@@ -12,6 +12,7 @@ from .conftest import FakeStore, run_tool
 NAMES = [
     "read_file", "write_file", "apply_patch", "list_directory", "grep_tool", "git_grep_tool",
     "execute_bash", "query_db", "describe_db", "manage_scratchpad", "save_memo", "retrieve_memos", "use_skill",
+    "search_history", "recover_context",
 ]  # fmt: skip
 
 

@@ -1,0 +1,161 @@
+"""/context mode|budget|set|compact|recover|pin|unpin|log: choosing and steering the
+context strategy of a session (see docs/context.md)."""
+
+from __future__ import annotations
+
+from slop.commands.base import CommandContext, parse_int, usage_error
+from slop.context.budget import prompt_budget
+from slop.context.options import OPTIONS, option, parse_option
+from slop.context.strategy_relevance import recover
+from slop.errors import CommandError
+
+MODE_HELP = {
+    "window": "the last N groups in order (/context window N), the default",
+    "messages": "the last N messages (/context set messages N), long inputs rejected",
+    "ranked": "BM25 search of the history fused with recency (RRF), last groups always kept",
+    "compact": "whole history until 80% of the budget, then a model-written continuation summary",
+    "relevance": "at 50% of the budget: keep / summarize / drop groups to cold storage by relevance",
+}
+
+
+def _model(ctx: CommandContext) -> str:
+    provider = ctx.orchestrator.provider()
+    return provider.model if provider else ""
+
+
+def mode_cmd(ctx: CommandContext, rest: str) -> None:
+    names = list(ctx.orchestrator.context.strategies)
+    usage = "/context mode " + "|".join(names)
+    if not rest:
+        current = ctx.store.sessions.get(ctx.session).context_mode
+        lines = [f"context mode: {current}"]
+        lines += [f"  {'*' if n == current else ' '} {n:<10} {MODE_HELP.get(n, '')}" for n in names]
+        ctx.io.info("\n".join(lines))
+        return
+    name = rest.split()[0].lower()
+    if name not in names:
+        raise usage_error(usage, f"unknown context mode {name!r}")
+    ctx.store.sessions.update_settings(ctx.session, context_mode=name)
+    ctx.io.success(f"context mode: {name} ({MODE_HELP.get(name, '')}); /context show shows what it selects")
+
+
+def budget_cmd(ctx: CommandContext, rest: str) -> None:
+    usage = "/context budget TOKENS   (0 = the model's default)"
+    model = _model(ctx)
+    if not rest:
+        own = ctx.store.sessions.get(ctx.session).budget
+        default = prompt_budget(model, 0)
+        ctx.io.info(f"context budget: {own:,} tokens (this session)" if own
+                    else f"context budget: the model's default, {default:,} tokens{f' for {model}' if model else ''}")
+        return
+    n = parse_int(rest.replace(",", "").replace("_", ""), "the budget", usage)
+    if n < 0:
+        raise usage_error(usage, "the budget cannot be negative")
+    if 0 < n < 256:
+        raise usage_error(usage, "a budget under 256 tokens cannot hold the system prompt")
+    ctx.store.sessions.update_settings(ctx.session, budget=n)
+    ctx.io.success(f"context budget: {n:,} tokens" if n
+                   else f"context budget: the model's default ({prompt_budget(model, 0):,} tokens)")
+
+
+def set_cmd(ctx: CommandContext, rest: str) -> None:
+    usage = "/context set [KEY VALUE]"
+    info = ctx.store.sessions.get(ctx.session)
+    if not rest:
+        rows = [[o.name, f"{option(info, o.name):g}", f"{o.default:g}", o.strategy, o.help] for o in OPTIONS.values()]
+        ctx.io.table("Context strategy settings (this session)", ["Key", "Value", "Default", "Mode", "Meaning"], rows)
+        return
+    key, _, value = rest.partition(" ")
+    if not value.strip():
+        raise usage_error(usage, f"missing value for {key}")
+    try:
+        value = value.strip()
+        parsed = OPTIONS[key].default if value == "default" and key in OPTIONS else parse_option(key, value)
+    except ValueError as exc:
+        raise usage_error(usage, str(exc)) from None
+    ctx.store.sessions.update_settings(ctx.session, **{key: parsed})
+    ctx.io.success(f"{key} = {parsed:g}")
+
+
+def compact_cmd(ctx: CommandContext, rest: str) -> None:
+    info = ctx.store.sessions.get(ctx.session)
+    service = ctx.orchestrator.context
+    if not hasattr(service.strategy_for(info), "maintain"):
+        raise CommandError(f"the {info.context_mode!r} mode does not compact; switch with /context mode compact "
+                           "(or relevance) first")
+    provider = ctx.orchestrator.provider()
+    summarizer = ctx.orchestrator.summarizer(ctx.session, ctx.cancel)
+    if summarizer is None and info.context_mode == "compact":
+        ctx.io.error("cannot compact: no model provider is configured to write the summary; nothing changed")
+        return
+    result = service.maintain(ctx.session, provider.strategy if provider else "openai", _model(ctx), summarizer,
+                              force=True)
+    report = "\n".join(result.report) or "nothing to compact"
+    (ctx.io.success if result.changed else ctx.io.warning)(report)
+
+
+def recover_cmd(ctx: CommandContext, rest: str) -> None:
+    if not rest.strip():
+        raise usage_error("/context recover QUERY", "say what the dropped turns were about")
+    try:
+        found = recover(ctx.orchestrator.context.source(), ctx.session, rest.strip())
+    except ValueError as exc:
+        raise usage_error("/context recover QUERY", str(exc)) from None
+    if not found:
+        ctx.io.info(f"nothing in cold storage matches {rest.strip()!r} (/context log lists what was dropped)")
+        return
+    lines = [f"recovered {len(found)} group(s) into the context:"]
+    lines += [f"  {r.group_id} (overlap {r.overlap:.2f}): {r.preview}" for r in found]
+    ctx.io.success("\n".join(lines))
+
+
+def _gid(ctx: CommandContext, rest: str, usage: str) -> str:
+    from slop.commands.context import resolve_gid  # context.py registers these handlers
+
+    return resolve_gid(ctx, rest.strip(), usage)
+
+
+def pin_cmd(ctx: CommandContext, rest: str) -> None:
+    gid = _gid(ctx, rest, "/context pin GID")
+    if ctx.orchestrator.context.source().archive.pin(ctx.session, gid):
+        ctx.io.success(f"group {gid} pinned: the relevance mode always keeps it (and scores it higher)")
+    else:
+        ctx.io.info(f"group {gid} was already pinned")
+
+
+def unpin_cmd(ctx: CommandContext, rest: str) -> None:
+    gid = _gid(ctx, rest, "/context unpin GID")
+    if ctx.orchestrator.context.source().archive.unpin(ctx.session, gid):
+        ctx.io.success(f"group {gid} unpinned")
+    else:
+        ctx.io.info(f"group {gid} was not pinned")
+
+
+def log_cmd(ctx: CommandContext, rest: str) -> None:
+    n = parse_int(rest, "N", "/context log [N]") if rest else 20
+    if n <= 0:
+        raise usage_error("/context log [N]", "N must be positive")
+    entries = ctx.orchestrator.context.source().archive.log_entries(ctx.session, n)
+    if not entries:
+        ctx.io.info(f"no compaction, drop or recovery in session '{ctx.session}' yet")
+        return
+    rows = []
+    for e in entries:
+        tokens = f"{e.tokens_before:,} -> {e.tokens_after:,}" if e.tokens_before and e.tokens_after else (
+            f"{e.tokens_before:,}" if e.tokens_before else "")
+        rows.append([e.created_at[:19], e.event, e.group_id or "", tokens, e.detail])
+    ctx.io.table(f"Context log of '{ctx.session}' (last {len(rows)})", ["When (UTC)", "Event", "Group", "Tokens",
+                                                                        "Detail"], rows)
+
+
+SUBCOMMANDS = {
+    "mode": mode_cmd,
+    "budget": budget_cmd,
+    "set": set_cmd,
+    "compact": compact_cmd,
+    "recover": recover_cmd,
+    "pin": pin_cmd,
+    "unpin": unpin_cmd,
+    "log": log_cmd,
+}
+USAGE = "mode [NAME]|budget [TOKENS]|set [KEY VALUE]|compact|recover QUERY|pin GID|unpin GID|log [N]"

@@ -1,0 +1,184 @@
+"""/model, /models and /usage: which model answers, what is available, what it cost."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from slop.commands.base import Command, CommandContext, Proceed
+from slop.errors import CommandError, SlopError
+from slop.providers.registry import PROVIDERS, default_model
+from slop.records import strategies_compatible
+
+MODEL_USAGE = "/model [NAME | openai:NAME | gemini:NAME | gemini_gca:NAME]"
+MODELS_USAGE = "/models [FILTER]"
+CACHE_KEY = "model_cache"  # ctx.extras[CACHE_KEY]: provider kind -> names from the last /models
+
+
+def _cache(ctx: CommandContext) -> dict[str, list[str]]:
+    cache: dict[str, list[str]] = ctx.extras.setdefault(CACHE_KEY, {})
+    return cache
+
+
+def split_spec(spec: str, current_kind: str | None) -> tuple[str | None, str]:
+    """`NAME` -> (current kind, NAME); `kind:NAME` -> (kind, NAME) for a known kind.
+    Model names may contain ':' themselves (Ollama tags), so only a known prefix counts."""
+    head, sep, rest = spec.partition(":")
+    if sep and head in PROVIDERS:
+        return head, rest.strip()
+    return current_kind, spec.strip()
+
+
+def credentials_problem(kind: str, config: Any) -> str | None:
+    """Why `kind` cannot work with the current configuration, or None."""
+    if kind == "openai" and not (config.openai_api_key or config.openai_base_url):
+        return "OPENAI_API_KEY is not set (or OPENAI_BASE_URL for a local server); set it and restart slop"
+    if kind == "gemini" and not (config.gemini_api_key or config.gemini_base_url):
+        return "GEMINI_API_KEY (or GOOGLE_API_KEY) is not set; set it and restart slop"
+    if kind == "gemini_gca" and not (config.token_path and Path(config.token_path).exists()):
+        return "there is no Code Assist sign-in; run `slop auth` first"
+    return None
+
+
+def model_cmd(ctx: CommandContext, args: str) -> Proceed | None:
+    manager = ctx.providers
+    if not args.strip():
+        if manager.kind is None:
+            ctx.io.info("no provider configured; set OPENAI_API_KEY or GEMINI_API_KEY, or use /model openai:NAME")
+        else:
+            ctx.io.info(f"provider: {manager.kind} · model: {manager.label}")
+        return None
+    spec = args.strip()
+    kind, name = split_spec(spec, manager.kind)
+    if kind is None:
+        raise CommandError(
+            "no provider is configured; name one: /model openai:NAME or /model gemini:NAME", usage=MODEL_USAGE
+        )
+    if " " in name:
+        raise CommandError(f"a model name has no spaces: {name!r}", usage=MODEL_USAGE)
+    problem = credentials_problem(kind, manager.config)
+    if problem:
+        raise CommandError(f"cannot switch to {kind}: {problem}")
+    old_kind = manager.kind
+    new_kind, label = manager.switch(f"{kind}:{name}")
+    ctx.store.sessions.update_settings(ctx.session, provider=new_kind, model=label)
+    known = _cache(ctx).get(new_kind)
+    if name and known and name not in known:
+        ctx.io.warning(f"{name} is not in the last /models list of {new_kind}; the next turn will tell if it exists")
+    message = f"now using {new_kind} · {label} (saved for session '{ctx.session}')"
+    if old_kind and not strategies_compatible(old_kind, new_kind):
+        message += f"; text carries over, tool calls made under {old_kind} stay out of this model's context"
+    ctx.io.success(message)
+    return None
+
+
+def models_cmd(ctx: CommandContext, args: str) -> Proceed | None:
+    manager = ctx.providers
+    try:
+        provider = manager.current()
+    except SlopError as exc:
+        ctx.io.error(f"cannot list models: {exc}")
+        return None
+    if provider is None or manager.kind is None:
+        ctx.io.error("cannot list models: no provider is configured (set OPENAI_API_KEY or GEMINI_API_KEY)")
+        return None
+    try:
+        names = provider.list_models()
+    except SlopError as exc:
+        ctx.io.error(f"cannot list the models of {manager.kind}: {exc}")
+        return None
+    _cache(ctx)[manager.kind] = list(names)
+    wanted = args.strip().lower()
+    shown = [n for n in names if wanted in n.lower()]
+    if not shown:
+        what = f" matching {args.strip()!r}" if wanted else ""
+        ctx.io.info(f"{manager.kind} offers no models{what} ({len(names)} in all)")
+        return None
+    rows = [[("* " if n == provider.model else "  ") + n] for n in shown]
+    title = f"{manager.kind} models" + (f" matching {args.strip()!r}" if wanted else "") + f" ({len(shown)})"
+    ctx.io.table(title, ["Model (* = current; /model NAME switches)"], rows)
+    return None
+
+
+def complete_model(ctx: CommandContext, words: list[str]) -> list[str]:
+    """Model names from the last /models lists (no network while typing), defaults,
+    and `kind:` prefixes to switch provider."""
+    if len(words) > 1:
+        return []
+    cache = _cache(ctx)
+    current = ctx.providers.kind
+    options: list[str] = []
+    if current:
+        options += cache.get(current, []) or [default_model(current)]
+    for kind in PROVIDERS:
+        options.append(f"{kind}:")
+        options += [f"{kind}:{n}" for n in cache.get(kind, []) or [default_model(kind)]]
+    return list(dict.fromkeys(o for o in options if o))
+
+
+def complete_models(ctx: CommandContext, words: list[str]) -> list[str]:
+    kind = ctx.providers.kind
+    return list(_cache(ctx).get(kind, [])) if kind and len(words) <= 1 else []
+
+
+def usage_cmd(ctx: CommandContext, args: str) -> Proceed | None:
+    by_model = ctx.store.usage.by_model(ctx.session)
+    if by_model:
+        rows = [_usage_row(u.model or "?", u.prompt_tokens, u.completion_tokens, u.total_tokens) for u in by_model]
+        if len(by_model) > 1:
+            totals = (
+                sum(u.prompt_tokens for u in by_model),
+                sum(u.completion_tokens for u in by_model),
+                sum(u.total_tokens for u in by_model),
+            )
+            rows.append(_usage_row("all models", *totals))
+        ctx.io.table(f"Tokens used in session '{ctx.session}'", ["Model", "Prompt", "Completion", "Total"], rows)
+    else:
+        ctx.io.info(f"no model calls in session '{ctx.session}' yet")
+    tools = ctx.store.catalog.tool_counts()
+    if tools:
+        ctx.io.table("Tool calls (all sessions of this project)", ["Tool", "Calls"], [[n, str(c)] for n, c in tools])
+    else:
+        ctx.io.info("no tool calls yet")
+    skills = [s for s in ctx.store.catalog.skills() if s.activation_count]
+    if skills:
+        ctx.io.table(
+            "Skill activations (all sessions of this project)",
+            ["Skill", "Activations"],
+            [[s.name, str(s.activation_count)] for s in skills],
+        )
+    else:
+        ctx.io.info("no skill activations yet")
+    return None
+
+
+def _usage_row(model: str, prompt: int, completion: int, total: int) -> list[str]:
+    return [model, f"{prompt:,}", f"{completion:,}", f"{total:,}"]
+
+
+COMMANDS = (
+    Command(
+        "/model",
+        "Show the model, or switch model or provider (saved per session)",
+        MODEL_USAGE,
+        "Model & Configuration",
+        model_cmd,
+        complete=complete_model,
+    ),
+    Command(
+        "/models",
+        "List the current provider's models",
+        MODELS_USAGE,
+        "Model & Configuration",
+        models_cmd,
+        complete=complete_models,
+    ),
+    Command(
+        "/usage",
+        "Tokens per model for this session, tool call and skill activation counts",
+        "/usage",
+        "Model & Configuration",
+        usage_cmd,
+        aliases=("/stats",),
+    ),
+)

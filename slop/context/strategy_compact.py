@@ -1,0 +1,174 @@
+"""`compact`: emdash-style threshold compaction into a continuation summary.
+
+* The context is the whole visible history. Before every model call, when the
+  assembled prompt passes `compact_threshold` (0.8) of the budget, the history is
+  compacted toward `compact_target` (0.5): it keeps the first user message, a
+  structured continuation summary written by the model (header, Analysis and Summary
+  sections, 300-800 words; see summarize.COMPACT_INSTRUCTIONS) and the most recent
+  `compact_keep_recent` (6) messages, never splitting a tool call from its results.
+  The current request (latest user message) is kept too.
+* Replaced rows stay in the ledger with status `compacted`, readable with query_db and
+  /message show. The summary is a group of its own: /undo (or /message remove) of that
+  group restores exactly what it replaced.
+* Files read by tools are listed in the system prompt ("files already read", last 20)
+  and the list is reset by each compaction (their contents are no longer in context).
+* A compaction that fails, has no summarizer, or would not shrink the prompt changes
+  nothing and says so. `/context compact` forces one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from slop.context.options import option
+from slop.context.selecting import cost, current_group, pair_safe_cut, place_summaries
+from slop.context.strategies import HistoryEditor, HistorySource, Maintenance, Measure, Selection, Summarizer
+from slop.context.summarize import COMPACT_INSTRUCTIONS, transcript, with_header
+from slop.records import Message, Role, SessionInfo
+
+FILES_READ_MAX = 20
+SUMMARY_TOKENS_ESTIMATE = 1100  # 800 words
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionPlan:
+    keep: tuple[Message, ...]
+    middle: tuple[Message, ...]
+    anchor: int | None  # the summary goes right before this message
+
+
+def ordered_history(source: HistorySource, session_id: str) -> list[Message]:
+    return place_summaries(source.window(session_id, 0), source.active_summaries(session_id))
+
+
+def plan_compaction(
+    rows: list[Message], *, keep_recent: int, target_tokens: int, overhead: int
+) -> CompactionPlan:
+    """Split the visible history into what stays verbatim and what the summary replaces."""
+    if not rows:
+        return CompactionPlan((), (), None)
+    active = current_group(rows)
+    first = next((m for m in rows if m.role == Role.USER), None)
+    latest = next((m for m in reversed(rows) if m.role == Role.USER), None)
+    pinned = {m.id for m in (first, latest) if m is not None}
+    pinned |= {m.id for m in rows if m.role == Role.SYSTEM}
+
+    def size(msg: Message) -> int:
+        return cost(msg, active=msg.group_id == active)
+
+    def kept_tokens(cut: int) -> int:
+        head = sum(size(m) for m in rows[:cut] if m.id in pinned)
+        return head + sum(size(m) for m in rows[cut:]) + SUMMARY_TOKENS_ESTIMATE + overhead
+
+    cut = pair_safe_cut(rows, len(rows) - keep_recent)
+    while target_tokens > 0 and kept_tokens(cut) > target_tokens and cut < len(rows) - 1:
+        nxt = cut + 1
+        while nxt < len(rows) and rows[nxt].role == Role.TOOL:
+            nxt += 1
+        if nxt >= len(rows):
+            break
+        cut = nxt
+    middle = tuple(m for m in rows[:cut] if m.id not in pinned)
+    keep = tuple(m for i, m in enumerate(rows) if m.id in pinned or i >= cut) if middle else tuple(rows)
+    return CompactionPlan(keep, middle, rows[cut].id if cut < len(rows) else None)
+
+
+class CompactStrategy:
+    name = "compact"
+
+    def select(self, source: HistorySource, session: SessionInfo, query: str, budget: int) -> Selection:
+        sid = session.name
+        rows = ordered_history(source, sid)
+        summaries = source.active_summaries(sid)
+        files = source.files_read(sid, FILES_READ_MAX)
+        threshold = float(option(session, "compact_threshold"))
+        notes = [
+            f"Strategy compact: the whole visible history ({len(rows)} message(s)"
+            + (f", {len(summaries)} continuation summar{'y' if len(summaries) == 1 else 'ies'}" if summaries else "")
+            + f"); compacts when the prompt passes {threshold:.0%} of the budget, keeping the first request, "
+            f"a summary and the last {int(option(session, 'compact_keep_recent'))} message(s).",
+        ]
+        if files:
+            notes.append(f"Files already read since the last compaction: {len(files)} (listed in the system prompt).")
+        return Selection(tuple(rows), tuple(notes), files_read=tuple(files))
+
+    def maintain(
+        self,
+        history: HistoryEditor,
+        session: SessionInfo,
+        query: str,
+        budget: int,
+        measure: Measure,
+        summarize: Summarizer | None,
+        force: bool = False,
+    ) -> Maintenance:
+        sid = session.name
+        if budget <= 0:
+            return Maintenance()
+        threshold = float(option(session, "compact_threshold"))
+        used = measure()
+        if not force and used < threshold * budget:
+            return Maintenance()
+        why = "forced" if force else f"prompt at {used:,} tokens passed {threshold:.0%} of the {budget:,}-token budget"
+        rows = ordered_history(history, sid)
+        active = current_group(rows)
+        overhead = max(0, used - sum(cost(m, active=m.group_id == active) for m in rows))
+        plan = plan_compaction(
+            rows,
+            keep_recent=int(option(session, "compact_keep_recent")),
+            target_tokens=int(float(option(session, "compact_target")) * budget),
+            overhead=overhead,
+        )
+        summaries = history.active_summaries(sid)
+        fresh = [m for m in plan.middle if m.id not in summaries]
+        replaced = sum(cost(m, active=m.group_id == active) for m in plan.middle)
+        if not force and (not fresh or replaced <= SUMMARY_TOKENS_ESTIMATE // 2):
+            return Maintenance()  # nothing worth a model call; the budget guard does the rest
+        if not plan.middle:
+            return self._nothing(history, sid, used, "compaction skipped: nothing to compact (only the first request, "
+                                 "the current request and the most recent messages are left); nothing changed")
+        if summarize is None:
+            return self._nothing(history, sid, used, f"compaction needed ({why}) but no model provider is configured "
+                                 "to write the summary; nothing changed")
+        try:
+            summary = summarize(COMPACT_INSTRUCTIONS, transcript(list(plan.middle)))
+        except Exception as exc:  # any provider failure: report, change nothing
+            return self._nothing(history, sid, used, f"compaction failed: the summary call failed ({exc}); "
+                                 "nothing changed")
+        if not summary or not summary.strip():
+            return self._nothing(history, sid, used, "compaction failed: the model returned an empty summary; "
+                                 "nothing changed")
+        return self._apply(history, sid, plan, with_header(summary), used, measure, why)
+
+    def _apply(
+        self, history: HistoryEditor, sid: str, plan: CompactionPlan, summary: str, used: int, measure: Measure,
+        why: str,
+    ) -> Maintenance:
+        after = used
+        gid = ""
+        applied = False
+        with history.atomic():
+            gid, summary_id = history.compact(
+                sid, [m.id for m in plan.middle], summary, kind="compact", anchor_message_id=plan.anchor,
+                tokens_before=used, reset_files=True,
+            )
+            after = measure()
+            if after >= used:
+                raise history.rollback_error()
+            history.set_compaction_tokens(summary_id, after)
+            detail = f"{len(plan.middle)} message(s) replaced by a continuation summary ({why})"
+            history.log(sid, "compact", detail, gid, used, after)
+            applied = True
+        if not applied:
+            return self._nothing(history, sid, used, f"compaction would not shrink the prompt ({used:,} -> {after:,} "
+                                 "tokens); nothing changed")
+        return Maintenance(True, (
+            f"context compacted: {len(plan.middle)} message(s) replaced by a continuation summary (group {gid}); "
+            f"prompt {used:,} -> {after:,} tokens. The originals stay in the ledger (status compacted); "
+            f"/undo removes the summary and restores them.",
+        ))
+
+    @staticmethod
+    def _nothing(history: HistoryEditor, sid: str, used: int, message: str) -> Maintenance:
+        history.log(sid, "compact-skipped", message, tokens_before=used)
+        return Maintenance(False, (message,))

@@ -1,0 +1,189 @@
+"""`ranked`: std_slop's FTS_RANKED, with the fixes it needed.
+
+1. Query: the informative words of the latest user message (stop words and
+   low-information words such as "continue", "go on", "next" removed). Nothing
+   informative left -> the plain window, and the notes say so.
+2. BM25: the FTS5 index over the ledger (slop.store.search) ranks the session's
+   visible groups by their best-matching message (`ranked_candidates` hits, default 50).
+3. Recency with the subset rule: when the search found groups, the recency list holds
+   only those groups, newest first; when it found none, it is plain global recency.
+4. Reciprocal Rank Fusion: score(g) = w_bm25 / (k + rank_bm25) + w_rec / (k + rank_rec),
+   k = 60, w_bm25 = 1.5, w_rec = 1.0 (all settable with /context set).
+5. Mandatory: the current group, the last K groups (default 2, current included) and
+   every group holding a system message.
+6. Selection: mandatory groups, then groups by RRF score, up to the window size N
+   (/context window N; 0 = as many as fit) and always within the budget; when N or the
+   budget leave room after the ranked groups, the most recent remaining groups fill it.
+7. The chosen groups are put back in chronological order, and a system layer tells the
+   model that the history has gaps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from slop.context.options import option
+from slop.context.selecting import MARKER_TOKENS, group_cost, group_map
+from slop.context.strategies import HistorySource, Selection
+from slop.context.textsearch import fts_query, informative_terms
+from slop.context.tokens import estimate
+from slop.records import Message, SessionInfo
+
+GAPS_LAYER = (
+    "## Context Retrieval (ranked mode)\n"
+    "The conversation history below was chosen by relevance to the current request and then put back in time "
+    "order, so it has gaps: turns in between were left out, not lost. Do not assume nothing happened between two "
+    "turns that look far apart. The ### STATE anchor is the source of truth for the overall timeline. To see what "
+    "is missing, call search_history with a few keywords, or query_db on the messages table."
+)
+
+_FILL_BATCH = 50
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    group_id: str
+    score: float
+    bm25_rank: int | None
+    recency_rank: int | None
+
+
+def rrf(
+    bm25_order: list[str], recency_order: list[str], *, k: float = 60, w_bm25: float = 1.5, w_recency: float = 1.0
+) -> list[Ranked]:
+    """Reciprocal Rank Fusion of two rankings (1-based ranks), best first; ties go to
+    the newer group (group ids increase with time)."""
+    b = {g: i + 1 for i, g in enumerate(bm25_order)}
+    r = {g: i + 1 for i, g in enumerate(recency_order)}
+    out = []
+    for gid in dict.fromkeys([*bm25_order, *recency_order]):
+        score = (w_bm25 / (k + b[gid]) if gid in b else 0.0) + (w_recency / (k + r[gid]) if gid in r else 0.0)
+        out.append(Ranked(gid, score, b.get(gid), r.get(gid)))
+    out.sort(key=lambda x: x.group_id, reverse=True)
+    return sorted(out, key=lambda x: -x.score)  # stable: equal scores stay newest first
+
+
+class RankedStrategy:
+    name = "ranked"
+
+    def select(self, source: HistorySource, session: SessionInfo, query: str, budget: int) -> Selection:
+        sid = session.name
+        terms = informative_terms(query)
+        if not terms:
+            messages = source.window(sid, session.context_size)
+            shown = " ".join(query.split())[:60]
+            n = session.context_size
+            return Selection(tuple(messages), (
+                f"Strategy ranked: the request {shown!r} has no informative words to search for; "
+                f"fell back to the window ({'full history' if n <= 0 else f'last {n} group(s)'}).",
+            ))
+        k = float(option(session, "ranked_k"))
+        w_b = float(option(session, "ranked_bm25_weight"))
+        w_r = float(option(session, "ranked_recency_weight"))
+        keep_last = int(option(session, "ranked_keep_last"))
+        candidates = int(option(session, "ranked_candidates"))
+
+        recent = source.last_group_ids(sid, max(candidates, keep_last, 1))  # newest first
+        latest = source.latest_user(sid)
+        current = latest.group_id if latest is not None and latest.group_id else (recent[0] if recent else None)
+        hits = [g for g, _ in source.search_groups(sid, fts_query(terms), candidates + 1) if g != current][:candidates]
+        # subset rule: when the search found groups, only they are ranked by recency (newest first)
+        recency = sorted(hits, reverse=True) if hits else [g for g in recent if g != current]
+        ranked = rrf(hits, recency, k=k, w_bm25=w_b, w_recency=w_r)
+
+        mandatory: list[str] = []
+        for gid in [current, *recent[:keep_last], *source.system_group_ids(sid)]:
+            if gid and gid not in mandatory:
+                mandatory.append(gid)
+
+        room = budget - MARKER_TOKENS - estimate(GAPS_LAYER) if budget > 0 else 0
+        cap = session.context_size  # the original's "top N groups"; 0 = as many as fit
+        chosen, used, loaded = self._fill(source, sid, current, mandatory, [r.group_id for r in ranked], room, cap)
+        filled: list[str] = []
+        if cap <= 0 or len(chosen) < cap + len(mandatory):
+            filled = self._fill_recent(source, sid, current, chosen, used, room, cap, len(mandatory), loaded)
+            chosen += filled
+        order = sorted(set(chosen))
+        messages = source.messages_of_groups(sid, order, include_ungrouped=True)
+        gaps = bool(order) and sorted(order, reverse=True) != source.last_group_ids(sid, len(order))
+        notes = self._notes(terms, hits, ranked, mandatory, chosen, filled, order, gaps, budget)
+        return Selection(tuple(messages), tuple(notes), GAPS_LAYER if gaps else "")
+
+    def _fill(
+        self, source: HistorySource, sid: str, current: str | None, mandatory: list[str], ranked: list[str],
+        room: int, cap: int,
+    ) -> tuple[list[str], int, dict[str | None, list[Message]]]:
+        loaded = group_map(source.messages_of_groups(sid, list(dict.fromkeys([*mandatory, *ranked]))))
+        chosen: list[str] = []
+        used = 0
+        for gid in mandatory:
+            if gid in loaded or gid == current:
+                chosen.append(gid)
+                used += group_cost(loaded.get(gid, []), active=gid == current)
+        optional = 0
+        for gid in ranked:
+            if gid in chosen or gid not in loaded:
+                continue
+            if cap > 0 and optional >= cap:
+                break
+            size = group_cost(loaded[gid], active=False)
+            if room > 0 and used + size > room:
+                continue  # a smaller, lower-ranked group may still fit
+            chosen.append(gid)
+            used += size
+            optional += 1
+        return chosen, used, loaded
+
+    def _fill_recent(
+        self, source: HistorySource, sid: str, current: str | None, chosen: list[str], used: int, room: int,
+        cap: int, n_mandatory: int, loaded: dict[str | None, list[Message]],
+    ) -> list[str]:
+        """Spend what is left of the window or budget on the most recent other groups."""
+        if room <= 0 and cap <= 0:
+            return []  # no budget and no window size: nothing bounds a fill
+        taken = set(chosen)
+        filled: list[str] = []
+        seen = 0
+        while True:
+            batch = source.last_group_ids(sid, seen + _FILL_BATCH)[seen:]
+            if not batch:
+                return filled
+            seen += len(batch)
+            need = [g for g in batch if g not in taken and g not in loaded]
+            loaded.update(group_map(source.messages_of_groups(sid, need)))
+            for gid in batch:
+                if gid in taken:
+                    continue
+                if cap > 0 and len(chosen) + len(filled) - n_mandatory >= cap:
+                    return filled
+                size = group_cost(loaded.get(gid, []), active=gid == current)
+                if room > 0 and used + size > room:
+                    return filled
+                filled.append(gid)
+                taken.add(gid)
+                used += size
+
+    @staticmethod
+    def _notes(
+        terms: list[str], hits: list[str], ranked: list, mandatory: list[str], chosen: list[str],  # type: ignore[type-arg]
+        filled: list[str], order: list[str], gaps: bool, budget: int,
+    ) -> list[str]:
+        notes = [f"Strategy ranked: query terms {' '.join(terms)}; {len(hits)} matching group(s)"
+                 + ("" if hits else " (no match: recency only)") + "."]
+        if mandatory:
+            notes.append("Always kept (current group, last groups, system messages): " + ", ".join(mandatory) + ".")
+        picked = set(chosen)
+        top = [r for r in ranked if r.group_id in picked and r.group_id not in mandatory][:12]
+        if top:
+            notes.append("Chosen by RRF (score; BM25 rank; recency rank): " + ", ".join(
+                f"{r.group_id} ({r.score:.4f}; {r.bm25_rank or '-'}; {r.recency_rank or '-'})" for r in top)
+                + (" …" if len([r for r in ranked if r.group_id in picked]) > len(top) else "") + ".")
+        if filled:
+            notes.append(f"Filled with {len(filled)} more recent group(s) to use the "
+                         + ("budget." if budget > 0 else "window."))
+        skipped = [r.group_id for r in ranked if r.group_id not in picked]
+        if skipped:
+            notes.append(f"Ranked but left out (window size or budget): {len(skipped)} group(s).")
+        notes.append(f"{len(order)} group(s) in chronological order"
+                     + (" (with gaps; the model is told)." if gaps else "."))
+        return notes

@@ -1,0 +1,77 @@
+"""Turning a prompt into a search query: the fix for what killed FTS_RANKED.
+
+The original searched the raw prompt, so "continue" or "go on" became high-relevance
+queries that pulled random fragments. Here stop words and low-information words are
+removed first; when nothing informative is left, callers fall back to the window."""
+
+from __future__ import annotations
+
+import re
+
+# Function words and chat filler that say nothing about a topic.
+STOP_WORDS = frozenset(
+    """
+    a about above after again against all also am an and any are aren as at be because been before being below
+    between both but by can cannot could couldn did didn do does doesn doing don down during each either else
+    ever every few for from further get gets got had hadn has hasn have haven having he her here hers herself him
+    himself his how however i if in into is isn it its itself just let lets like ll me might mine more most
+    much must mustn my myself neither no nor not now of off often on once only or other ought our ours ourselves
+    out over own per quite rather re really s same shall shan she should shouldn since so some such t than that
+    the their theirs them themselves then there these they this those though through thus to too under until up
+    upon us ve very via was wasn we were weren what whatever when whenever where wherever whether which while who
+    whoever whom whose why will with within without won would wouldn yet you your yours yourself yourselves
+    d m o y ain hi hello hey
+    """.split()  # noqa: SIM905
+)
+
+# Words that carry no topic in an agent session: "continue", "go on", "next", "ok do it".
+LOW_INFORMATION = frozenset(
+    """
+    continue continuing go going goes gone on next ok okay k yes yeah yep yup sure please pls thanks thank thx
+    proceed keep carry resume again more done fine good great cool nice right alright awesome perfect sounds
+    proceeding stop wait try retry same still anything something everything thing things stuff one ones way
+    want need let now well also then else hmm hm ah oh lgtm ack agreed agree do does go ahead tell say said
+    """.split()  # noqa: SIM905
+)
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)  # FTS5 unicode61 splits on '_' too
+MAX_TERMS = 16
+
+
+def words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def informative(word: str) -> bool:
+    if word in STOP_WORDS or word in LOW_INFORMATION:
+        return False
+    return len(word) >= 2 or word.isdigit()
+
+
+def informative_terms(text: str, limit: int = MAX_TERMS) -> list[str]:
+    """Distinct informative words of `text`, in order; for long texts the `limit`
+    longest (longer words are rarer, so they carry more of a BM25 score)."""
+    seen: dict[str, None] = {}
+    for word in words(text):
+        if informative(word):
+            seen.setdefault(word, None)
+    terms = list(seen)
+    if len(terms) > limit:
+        keep = set(sorted(terms, key=len, reverse=True)[:limit])
+        terms = [t for t in terms if t in keep]
+    return terms
+
+
+def fts_query(terms: list[str]) -> str:
+    """An FTS5 query matching any of the terms (each quoted, so no operator or syntax error)."""
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+
+
+def keywords(text: str) -> set[str]:
+    return {w for w in words(text) if informative(w)}
+
+
+def jaccard(a: set[str], b: set[str]) -> float:
+    if not a or not b:
+        return 0.0
+    return len(a & b) / len(a | b)

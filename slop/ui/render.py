@@ -1,0 +1,383 @@
+"""The Renderer: every kind of output the REPL and the orchestrator produce.
+
+The caller builds the :class:`rich.console.Console` and passes it in. Without a
+terminal, or with ``NO_COLOR``, output is plain text (no ANSI sequences, no live
+regions); icons stay, as they are text (an ASCII set is used when the console
+encoding is not UTF-8).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+from rich import box
+from rich.cells import cell_len, set_cell_size
+from rich.console import Console, Group, RenderableType
+from rich.live import Live
+from rich.table import Table
+from rich.text import Text
+
+from slop.ui.icons import IconSet, icons_for
+from slop.ui.stream import (
+    CODE_THEME,
+    INTERRUPTED_MARKER,
+    REASONING_STYLE,
+    MarkdownStream,
+    Printer,
+    ReasoningStream,
+    SlopMarkdown,
+    prefixed,
+)
+
+ARG_VALUE_CELLS = 60  # longest shown value of one tool argument
+
+OK_STATUSES = frozenset({"ok", "completed", "success", "done"})
+ERROR_STATUSES = frozenset({"error", "failed", "failure"})
+CANCELLED_STATUSES = frozenset({"cancelled", "canceled", "interrupted"})
+
+
+# ------------------------------------------------------------------ text helpers
+
+
+def one_line(text: str) -> str:
+    """`text` with every run of whitespace (newlines included) made one space."""
+    return " ".join(text.split())
+
+
+def clip(text: str, cells: int, ellipsis: str = "…") -> str:
+    """`text` cut to at most `cells` terminal cells, ending with `ellipsis` if cut."""
+    if cell_len(text) <= cells:
+        return text
+    if cells <= cell_len(ellipsis):
+        return set_cell_size(ellipsis, max(cells, 0)).rstrip()
+    return set_cell_size(text, cells - cell_len(ellipsis)).rstrip() + ellipsis
+
+
+def format_duration(seconds: float) -> str:
+    """0.3s, 12s, 2m05s."""
+    if seconds < 10:
+        return f"{seconds:.1f}s"
+    if seconds < 60:
+        return f"{seconds:.0f}s"
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes}m{rest:02d}s"
+
+
+def _short_value(value: Any, cells: int) -> str:
+    if isinstance(value, str):
+        shown = json.dumps(value, ensure_ascii=False)
+    else:
+        shown = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return clip(shown, cells)
+
+
+def flatten_args(args_json: str, value_cells: int = ARG_VALUE_CELLS) -> str:
+    """Tool arguments on one line: ``path: "foo.txt" | start_line: 10``.
+
+    Arguments that are not JSON are shown raw (whitespace collapsed).
+    """
+    text = args_json.strip()
+    if not text:
+        return ""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return one_line(text)
+    if isinstance(value, dict):
+        return " | ".join(f"{key}: {_short_value(item, value_cells)}" for key, item in value.items())
+    return _short_value(value, value_cells)
+
+
+def _first_line(text: str) -> str:
+    for line in text.splitlines():
+        if line.strip():
+            return one_line(line)
+    return ""
+
+
+def _fit_pair(first: str, second: str, cells: int) -> tuple[str, str]:
+    """Clip two strings to fit `cells` together; `second` keeps up to a third."""
+    first_len, second_len = cell_len(first), cell_len(second)
+    if first_len + second_len <= cells:
+        return first, second
+    second_room = min(second_len, max(cells // 3, cells - first_len))
+    first = clip(first, cells - second_room)
+    second = clip(second, cells - cell_len(first))
+    return first, second
+
+
+# ------------------------------------------------------------------- the renderer
+
+
+class Renderer:
+    """Renders user echoes, streamed replies, tool calls and notices to `console`."""
+
+    def __init__(self, console: Console, *, code_theme: str = CODE_THEME) -> None:
+        self.console = console
+        self.icons: IconSet = icons_for(console)
+        self.code_theme = code_theme
+        self._out = Printer(console)
+        self._lock = threading.RLock()
+        self._answer: MarkdownStream | None = None
+        self._reasoning: ReasoningStream | None = None
+        self._pending: list[tuple[str, str]] = []  # running tool calls (name, args)
+        self._tools_live: Live | None = None
+
+    @property
+    def is_plain(self) -> bool:
+        """True when output is plain text (no terminal, or NO_COLOR)."""
+        return self._out.plain
+
+    @property
+    def width(self) -> int:
+        return self.console.width
+
+    def print(self, *renderables: RenderableType) -> None:
+        """Print any rich renderable (styled, or as plain text when plain)."""
+        self._out.print(*renderables)
+
+    # --------------------------------------------------------------- user input
+
+    def user_echo(self, text: str, group_id: str) -> None:
+        """One line echoing what the user sent, with its group id (dim) at the end."""
+        lines = [line for line in text.splitlines() if line.strip()]
+        first = one_line(lines[0]) if lines else ""
+        more = f" (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
+        prefix = f"{self.icons.user} "
+        suffix = f"  {group_id}" if group_id else ""
+        room = self.width - cell_len(prefix) - cell_len(suffix)
+        first, more = _fit_pair(first, more, max(room, 0))
+        line = Text.assemble((prefix, "bold cyan"), (first, "bold"), (more, "dim"), (suffix, "dim"))
+        self._print_line(line)
+
+    # --------------------------------------------------------- assistant replies
+
+    def assistant_start(self) -> None:
+        """A new reply begins (reasoning and answer deltas follow)."""
+        self._end_streams()
+
+    def reasoning_delta(self, text: str) -> None:
+        """A piece of the model's reasoning: shown dim and italic, not as markdown."""
+        if self._answer is not None:  # reasoning after some answer text
+            self._answer.finish()
+            self._answer = None
+        if self._reasoning is None:
+            self._reasoning = ReasoningStream(self.console)
+        self._reasoning.feed(text)
+
+    def assistant_delta(self, text: str) -> None:
+        """A piece of the answer, rendered as streaming markdown."""
+        self._finish_reasoning()
+        if self._answer is None:
+            self._answer = MarkdownStream(self.console, code_theme=self.code_theme)
+        self._answer.feed(text)
+
+    def assistant_end(self, tokens: int | None, interrupted: bool = False) -> None:
+        """The reply is over: render the rest, then a dim ``· N tokens`` line."""
+        self._finish_reasoning(separate=False)
+        answer, self._answer = self._answer, None
+        if answer is not None and interrupted:
+            answer.abort()
+        elif answer is not None:
+            answer.finish()
+        elif interrupted:
+            self._out.print(Text(INTERRUPTED_MARKER, style="dim"))
+        if tokens:
+            self._tokens(tokens)
+
+    def assistant_message(self, text: str, tokens: int | None = None, *, reasoning: str | None = None) -> None:
+        """A whole stored reply (history replay), with its reasoning if given."""
+        self._end_streams()
+        if reasoning and reasoning.strip():
+            self.thought(reasoning.strip())
+            self._out.print(Text(""))
+        if text.strip():
+            self.markdown(text)
+        if tokens:
+            self._tokens(tokens)
+
+    def _finish_reasoning(self, separate: bool = True) -> None:
+        reasoning, self._reasoning = self._reasoning, None
+        if reasoning is None:
+            return
+        reasoning.finish()
+        if separate and reasoning.printed:
+            self._out.print(Text(""))
+
+    def _end_streams(self) -> None:
+        self._finish_reasoning(separate=False)
+        answer, self._answer = self._answer, None
+        if answer is not None:
+            answer.finish()
+
+    def _tokens(self, tokens: int) -> None:
+        self._out.print(Text(f"{self.icons.dot} {tokens} tokens", style="dim"))
+
+    # ----------------------------------------------------------------- tools
+
+    def tool_call_start(self, name: str, args_json: str) -> None:
+        """A tool call begins: on a terminal, a transient line shows it running."""
+        with self._lock:
+            self._end_streams()
+            self._pending.append((name, args_json))
+            self._show_pending()
+
+    def tool_call_done(self, name: str, args_json: str, status: str, duration: float, summary: str) -> None:
+        """The one line of a finished tool call: icon, name, args, status, time."""
+        with self._lock:
+            if (name, args_json) in self._pending:
+                self._pending.remove((name, args_json))
+            line = self.tool_line(name, args_json, status, duration, summary)
+            if not self._pending:
+                self._close_tools_live()
+            self._print_line(line)
+            self._show_pending()
+
+    def tool_line(self, name: str, args_json: str, status: str, duration: float, summary: str) -> Text:
+        """The line for a tool call, cut to the console width with ….
+
+        The status and the duration always show; then the name, then the
+        arguments and the summary share what is left.
+        """
+        icon, style = self._status(status)
+        lead = f"{self.icons.tool} "
+        took = f" {format_duration(duration)}"
+        room = self.width - cell_len(lead) - cell_len(f"  {icon}{took}")
+        name = clip(name, max(room, 1))
+        room -= cell_len(name)
+        args = flatten_args(args_json)
+        summary = _first_line(summary)
+        args_part = f"  {args}" if args else ""
+        summary_part = f" {self.icons.dot} {summary}" if summary else ""
+        args_part, summary_part = _fit_pair(args_part, summary_part, max(room, 0))
+        line = Text.assemble(
+            (lead, ""),
+            (name, "bold"),
+            (args_part, "dim"),
+            (f"  {icon}", style),
+            (took, "dim"),
+            (summary_part, "red" if style == "red" else "dim"),
+        )
+        return self._clipped(line)
+
+    def running_line(self, name: str, args_json: str) -> Text:
+        """The transient line of a running tool call."""
+        lead = f"{self.icons.tool} "
+        tail = f"  {self.icons.running}"
+        room = self.width - cell_len(lead) - cell_len(tail)
+        name = clip(name, max(room, 1))
+        room -= cell_len(name)
+        args = flatten_args(args_json)
+        args_part = clip(f"  {args}", max(room, 0)) if args else ""
+        line = Text.assemble((lead, ""), (name, "bold"), (args_part, "dim"), (tail, "dim"))
+        return self._clipped(line)
+
+    def _status(self, status: str) -> tuple[str, str]:
+        key = status.strip().lower()
+        if key in OK_STATUSES:
+            return self.icons.ok, "green"
+        if key in ERROR_STATUSES:
+            return self.icons.error, "red"
+        if key in CANCELLED_STATUSES:
+            return self.icons.cancelled, "yellow"
+        return key or "?", "dim"
+
+    def _show_pending(self) -> None:
+        if self.is_plain or not self._pending:
+            return
+        lines = Group(*(self.running_line(name, args) for name, args in self._pending))
+        if self._tools_live is None:
+            self._tools_live = Live(
+                lines,
+                console=self.console,
+                auto_refresh=False,
+                transient=True,
+                redirect_stdout=False,
+                redirect_stderr=False,
+                vertical_overflow="crop",
+            )
+            self._tools_live.start(refresh=True)
+        else:
+            self._tools_live.update(lines, refresh=True)
+
+    def _close_tools_live(self) -> None:
+        live, self._tools_live = self._tools_live, None
+        if live is not None:
+            live.update(Text(""))
+            live.stop()
+
+    def close(self) -> None:
+        """Close every live region (call before prompting the user)."""
+        with self._lock:
+            self._end_streams()
+            self._close_tools_live()
+
+    # ---------------------------------------------------------------- notices
+
+    def info(self, text: str) -> None:
+        self._notice(self.icons.info, text, "cyan")
+
+    def success(self, text: str) -> None:
+        self._notice(self.icons.success, text, "green")
+
+    def warning(self, text: str) -> None:
+        self._notice(self.icons.warning, text, "yellow")
+
+    def error(self, text: str) -> None:
+        self._notice(self.icons.error, text, "bold red")
+
+    def memo(self, text: str) -> None:
+        self._notice(self.icons.memo, text, "magenta")
+
+    def skill(self, text: str) -> None:
+        self._notice(self.icons.skill, text, "blue")
+
+    def session(self, text: str) -> None:
+        self._notice(self.icons.session, text, "cyan")
+
+    def thought(self, text: str) -> None:
+        self._notice(self.icons.thought, text, REASONING_STYLE)
+
+    def _notice(self, icon: str, text: str, style: str) -> None:
+        self._out.print(prefixed(icon, Text(text, style=style)))
+
+    # ------------------------------------------------------------ general output
+
+    def markdown(self, text: str) -> None:
+        self._out.print(SlopMarkdown(text, code_theme=self.code_theme))
+
+    def table(self, title: str | None, columns: list[str], rows: list[list[str]]) -> None:
+        """A table whose cells wrap (and fold long words) to fit the console width."""
+        table = Table(
+            title=title,
+            box=box.SIMPLE_HEAD,
+            show_edge=False,
+            header_style="bold",
+            title_style="bold",
+            title_justify="left",
+        )
+        for column in columns:
+            table.add_column(column, overflow="fold")
+        for row in rows:
+            cells = [Text(str(cell)) for cell in row[: len(columns)]]
+            cells += [Text("")] * (len(columns) - len(cells))
+            table.add_row(*cells)
+        self._out.print(table)
+
+    def plain(self, text: str) -> None:
+        """Text as it is: no markdown, no markup."""
+        self._out.print(Text(text))
+
+    # ---------------------------------------------------------------- helpers
+
+    def _clipped(self, line: Text) -> Text:
+        line.no_wrap = True
+        line.overflow = "ellipsis"
+        if line.cell_len > self.width:
+            line.truncate(self.width, overflow="ellipsis")
+        return line
+
+    def _print_line(self, line: Text) -> None:
+        self._out.print(self._clipped(line))
