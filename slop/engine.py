@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from slop.commands.base import CommandContext, Proceed, Registry
-from slop.errors import SlopError
+from slop.errors import CommandError, SlopError
 from slop.orchestrator import TurnResult
 
 
@@ -15,6 +15,7 @@ class Outcome:
     ok: bool = True
     turn: TurnResult | None = None
     error: str = ""
+    usage_error: bool = False  # a command used wrongly (batch mode exits 2)
 
 
 class Engine:
@@ -33,6 +34,9 @@ class Engine:
     def _command(self, text: str) -> Outcome:
         try:
             result = self.registry.dispatch(self.ctx, text)
+        except CommandError as exc:
+            self.ctx.io.error(str(exc))
+            return Outcome("command", ok=False, error=str(exc), usage_error=True)
         except SlopError as exc:
             self.ctx.io.error(str(exc))
             return Outcome("command", ok=False, error=str(exc))

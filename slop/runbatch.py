@@ -7,9 +7,10 @@ import sys
 from slop.app import build
 from slop.approval import ApprovalPolicy
 from slop.batch import JsonEvents
+from slop.engine import Outcome
 from slop.settings import Settings
 
-EXIT_OK, EXIT_ERROR = 0, 1
+EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
 
 def run_batch(settings: Settings) -> int:
@@ -19,10 +20,10 @@ def run_batch(settings: Settings) -> int:
         try:
             outcome = app.engine.handle(settings.prompt or "")
             group = outcome.turn.group_id if outcome.turn else None
-            events.finish(outcome.ok, session=settings.session, group_id=group, error=outcome.error or None)
+            events.finish(outcome.ok, session=app.ctx.session, group_id=group, error=outcome.error or None)
         finally:
             app.close()
-        return EXIT_OK if outcome.ok else EXIT_ERROR
+        return exit_code(outcome)
     from slop.ui.terminal_io import TerminalIO
 
     io = TerminalIO.for_stream(sys.stdout, no_color=settings.no_color, interactive=False)
@@ -31,4 +32,10 @@ def run_batch(settings: Settings) -> int:
         outcome = app.engine.handle(settings.prompt or "")
     finally:
         app.close()
-    return EXIT_OK if outcome.ok else EXIT_ERROR
+    return exit_code(outcome)
+
+
+def exit_code(outcome: Outcome) -> int:
+    if outcome.ok:
+        return EXIT_OK
+    return EXIT_USAGE if outcome.usage_error else EXIT_ERROR

@@ -239,9 +239,8 @@ def _edit(ctx: CommandContext, rest: str) -> None:
 
 def _rename(ctx: CommandContext, skill: Skill, new: str) -> None:
     """Rename in place (the ID and activation count stay) and in every session's active list."""
-    db = ctx.store.db
-    with db.transaction():
-        db.execute("UPDATE skills SET name=? WHERE id=?", (new, skill.id))
+    with ctx.store.db.transaction():
+        ctx.store.catalog.rename_skill(skill.id, new)
         _replace_active(ctx, skill.name, new)
 
 

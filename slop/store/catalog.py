@@ -76,6 +76,11 @@ class Catalog:
                 (name, description, patch),
             )
 
+    def rename_skill(self, skill_id: int, new_name: str) -> None:
+        """Rename in place: the id and activation count stay."""
+        with self._db.transaction():
+            self._db.execute("UPDATE skills SET name=? WHERE id=?", (new_name, skill_id))
+
     def delete_skill(self, name: str) -> bool:
         with self._db.transaction():
             return self._db.execute("DELETE FROM skills WHERE name=?", (name,)).rowcount > 0

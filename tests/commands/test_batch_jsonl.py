@@ -110,9 +110,9 @@ def test_slash_command_in_batch_mode(fake_llm: FakeLLM, tmp_path: Path, project:
     assert not fake_llm.requests, "a slash command does not call the model"
 
 
-def test_failed_command_exits_1(fake_llm: FakeLLM, tmp_path: Path, project: Path) -> None:
+def test_misused_command_exits_2(fake_llm: FakeLLM, tmp_path: Path, project: Path) -> None:
     done = _slop(fake_llm, tmp_path, project, "--prompt", "/throttle abc", "--output-format", "jsonl")
-    assert done.returncode == 1
+    assert done.returncode == 2
     events = _events(done)
     assert [e["type"] for e in events] == ["error", "done"]
     assert "usage: /throttle" in events[0]["text"]

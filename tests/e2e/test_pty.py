@@ -24,7 +24,7 @@ class Term:
         self.child = child
         self.db = db
 
-    def expect(self, pattern: str, timeout: float = 10) -> None:
+    def expect(self, pattern: str, timeout: float = 30) -> None:
         """Wait for `pattern`, answering cursor-position requests as a real terminal does
         (prompt_toolkit asks before drawing the prompt and its bottom toolbar)."""
         deadline = time.monotonic() + timeout
@@ -76,7 +76,7 @@ def term(tmp_path: Path, fake_llm: FakeLLM) -> Iterator[callable]:  # type: igno
             env=environ,
             dimensions=(40, 120),
             encoding="utf-8",
-            timeout=10,
+            timeout=30,
         )
         children.append(child)
         return Term(child, db)
@@ -96,7 +96,7 @@ def test_chat_quit_and_come_back(term, fake_llm: FakeLLM) -> None:  # type: igno
     t.expect("two")
     t.prompt()
     t.enter("/exit")
-    t.child.expect(pexpect.EOF, timeout=10)
+    t.child.expect(pexpect.EOF, timeout=30)
     assert t.rows("SELECT role, content FROM messages ORDER BY id") == [
         ("user", "hello there"),
         ("assistant", "Hello from the **fake** model.\n\n- one\n- two\n"),
@@ -105,7 +105,7 @@ def test_chat_quit_and_come_back(term, fake_llm: FakeLLM) -> None:  # type: igno
     again.expect("hello there")  # the last exchange is shown on return
     again.prompt()
     again.child.sendcontrol("d")
-    again.child.expect(pexpect.EOF, timeout=10)
+    again.child.expect(pexpect.EOF, timeout=30)
 
 
 def test_completion_of_commands(term) -> None:  # type: ignore[no-untyped-def]
@@ -153,7 +153,7 @@ def test_ctrl_c_clears_then_double_exits(term) -> None:  # type: ignore[no-untyp
     t.child.sendcontrol("c")
     time.sleep(0.1)
     t.child.sendcontrol("c")
-    t.child.expect(pexpect.EOF, timeout=10)
+    t.child.expect(pexpect.EOF, timeout=30)
     assert t.rows("SELECT COUNT(*) FROM messages") == [(0,)]
 
 
