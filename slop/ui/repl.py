@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.formatted_text import HTML
@@ -51,6 +52,7 @@ class Repl:
         warm.daemon = True
         warm.start()
         while True:
+            self.io.renderer.close()  # no live region may linger under the prompt
             try:
                 line = session.prompt(default=self._typed_ahead)
             except EOFError:
@@ -75,9 +77,11 @@ class Repl:
         self._typed_ahead = keys.typed
         return outcome
 
-    def _prompt_session(self) -> PromptSession[str]:
+    def _prompt_session(self, **io: Any) -> PromptSession[str]:
+        """`io` may give `input`/`output` (tests drive the prompt through a pipe)."""
         history = self.app.home / "history"
         return PromptSession(
+            **io,
             message=HTML("<b>&gt;</b> "),
             history=FileHistory(str(history)),
             completer=CommandCompleter(self.app.registry, self.app.ctx),
@@ -138,7 +142,7 @@ class Repl:
     def _ask_approval(self, call: ToolCall, preview: str) -> str:
         self.io.warning(f"{call.name} wants to run:")
         self.io.plain(preview)
-        question = "Allow? [y] once / [a] always this session / [n] no: "
+        question = f"Allow? [y] once / [a] always allow {call.name} this session / [n] no: "
         if self.keys is None:
             return _read_answer(question)
         with self.keys.paused():

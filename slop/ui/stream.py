@@ -26,7 +26,7 @@ import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
@@ -136,6 +136,15 @@ class SlopMarkdown(Markdown):
         "heading_open": SemanticHeading,
         "table_open": WrappingTable,
     }
+
+    def __init__(self, markup: str, **kwargs: Any) -> None:
+        super().__init__(markup, **kwargs)
+        # A chat reply's single newlines are meant (STATE fields, "Step 1:" lines), so
+        # render them as line breaks instead of joining the lines into one paragraph.
+        for token in self.parsed:
+            for child in token.children or ():
+                if child.type == "softbreak":
+                    child.type = "hardbreak"
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         # rich starts a document whose first block is a list, quote or table with

@@ -177,3 +177,75 @@ def test_approval_prompt_refuse_and_allow(term, fake_llm: FakeLLM, tmp_path: Pat
     t.expect("written")
     t.prompt()
     assert (tmp_path / "project" / "new.txt").read_text() == "hi\n"
+
+
+def _editor_script(tmp_path: Path, name: str, body: str) -> str:
+    """A small program standing in for the user's editor: it edits the file it is given."""
+    script = tmp_path / name
+    script.write_text("#!/bin/sh\n" + body + "\n")
+    script.chmod(0o755)
+    return str(script)
+
+
+def test_session_clone_and_undo_are_isolated(term, fake_llm: FakeLLM) -> None:  # type: ignore[no-untyped-def]
+    fake_llm.enqueue_text("first answer")
+    fake_llm.enqueue_text("second answer")
+    fake_llm.enqueue_text("clone answer")
+    t = term()
+    t.prompt()
+    t.enter("first question")
+    t.expect("first answer")
+    t.prompt()
+    t.enter("second question")
+    t.expect("second answer")
+    t.prompt()
+    t.enter("/session clone experiment")
+    t.expect("experiment")
+    t.prompt()
+    t.enter("clone question")
+    t.expect("clone answer")
+    t.prompt()
+    t.enter("/undo")
+    t.expect("undid group")
+    t.prompt()
+    t.enter("/undo")
+    t.expect("undid group")
+    t.prompt()
+    t.enter("/session switch default")
+    t.prompt()
+    t.enter("/message list")
+    t.expect("second question")
+    t.prompt()
+    by_session = t.rows("SELECT session_id, content FROM messages WHERE role='user' ORDER BY id")
+    assert by_session == [
+        ("default", "first question"), ("default", "second question"), ("experiment", "first question"),
+    ]
+
+
+def test_memo_add_through_a_scripted_editor(term, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    editor = _editor_script(tmp_path, "memo-editor", 'printf "# Tags: sqlite, locking\\nUse WAL and a busy timeout.\\n" > "$1"')
+    t = term(EDITOR=editor)
+    t.prompt()
+    t.enter("/memo add")
+    t.expect("saved with tags sqlite, locking", timeout=30)
+    t.prompt()
+    t.enter("/memo search sqlite")
+    t.expect("Use WAL and a busy timeout")
+    t.prompt()
+
+
+def test_review_comments_reach_the_next_request(term, fake_llm: FakeLLM, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import subprocess
+
+    project = tmp_path / "project"
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    (project / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    editor = _editor_script(tmp_path, "review-editor", 'printf "R: this should add, not subtract\\n" >> "$1"')
+    fake_llm.enqueue_text("I will fix the sign.")
+    t = term(EDITOR=editor)
+    t.prompt()
+    t.enter("/review")
+    t.expect("I will fix the sign", timeout=30)
+    t.prompt()
+    sent = fake_llm.last_request("chat").json["messages"][-1]["content"]
+    assert "R: this should add, not subtract" in sent and "+    return a - b" in sent

@@ -1,0 +1,83 @@
+"""The prompt's keys and completion, driven through prompt_toolkit's pipe input."""
+
+from __future__ import annotations
+
+import io
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from slop.settings import Settings
+from slop.ui.render import Renderer
+from slop.ui.repl import Repl
+from slop.ui.terminal_io import TerminalIO, make_console
+
+
+@pytest.fixture
+def repl(tmp_path: Path) -> Iterator[Repl]:
+    console = make_console(io.StringIO(), no_color=True)
+    terminal = TerminalIO(console, Renderer(console), interactive=True)
+    settings = Settings(db_path=str(tmp_path / "l.db"), home=str(tmp_path / "home"), project_root=str(tmp_path))
+    instance = Repl(settings, terminal)
+    (instance.app.home / "history").write_text("\n# 2026-01-01\n+hello world\n\n# 2026-01-02\n+/context show\n")
+    yield instance
+    instance.app.close()
+
+
+def ask(repl: Repl, keys: str) -> str:
+    """Type `keys`; after each Tab pause briefly, as completion runs asynchronously."""
+    chunks = [c + "\t" for c in keys.split("\t")[:-1]] + [keys.split("\t")[-1]]
+    with create_pipe_input() as pipe:
+        session = repl._prompt_session(input=pipe, output=DummyOutput())
+
+        def typist() -> None:
+            for chunk in chunks:
+                pipe.send_text(chunk)
+                time.sleep(0.15)
+
+        thread = threading.Thread(target=typist, daemon=True)
+        thread.start()
+        try:
+            return session.prompt()
+        finally:
+            thread.join(timeout=5)
+
+
+@pytest.mark.parametrize(
+    ("keys", "expected"),
+    [
+        ("first\x1b\rsecond\r", "first\nsecond"),  # Esc Enter (= Alt-Enter) inserts a newline
+        ("a\nb\r", "a\nb"),  # Ctrl-J inserts a newline
+        ("junk\x03kept\r", "kept"),  # Ctrl-C clears the line
+        ("\x1b[200~line one\nline two\x1b[201~\r", "line one\nline two"),  # bracketed paste keeps newlines
+        ("/con\t\r", "/context"),  # Tab completes commands
+        ("/context dr\t 1\r", "/context drop 1"),  # and sub-commands
+        ("/ses\t sw\t\r", "/session switch"),
+        ("\x12hello\r\r", "hello world"),  # Ctrl-R searches the persistent history
+    ],
+)
+def test_keys(repl: Repl, keys: str, expected: str) -> None:
+    assert ask(repl, keys) == expected
+
+
+def test_ctrl_c_twice_at_an_empty_prompt_exits(repl: Repl) -> None:
+    with pytest.raises(EOFError):
+        ask(repl, "\x03\x03")
+
+
+def test_ctrl_d_exits(repl: Repl) -> None:
+    with pytest.raises(EOFError):
+        ask(repl, "\x04")
+
+
+def test_modeline_shows_window_model_skills_session_and_fill(repl: Repl) -> None:
+    repl.app.store.sessions.set_context_size("default", 0)
+    repl.app.store.sessions.set_active_skills("default", ["planner"])
+    text = "".join(fragment[1] for fragment in repl._modeline().__pt_formatted_text__())
+    assert text.startswith("slop <W:all M:none P:planner S:default T:0s>")
+    assert "ctx 0/" in text and "session 0 tok" in text
