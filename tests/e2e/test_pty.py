@@ -223,7 +223,8 @@ def test_session_clone_and_undo_are_isolated(term, fake_llm: FakeLLM) -> None:  
 
 
 def test_memo_add_through_a_scripted_editor(term, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    editor = _editor_script(tmp_path, "memo-editor", 'printf "# Tags: sqlite, locking\\nUse WAL and a busy timeout.\\n" > "$1"')
+    memo = 'printf "# Tags: sqlite, locking\\nUse WAL and a busy timeout.\\n" > "$1"'
+    editor = _editor_script(tmp_path, "memo-editor", memo)
     t = term(EDITOR=editor)
     t.prompt()
     t.enter("/memo add")
