@@ -6,14 +6,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from slop.commands import CommandContext, Registry, build_registry
+from slop.boot import Boot, boot, provider_config
+from slop.commands import CommandContext, Registry
+from slop.commands.all import build_registry
 from slop.commands.base import CommandIO
 from slop.context.strategies import builtin_strategies
 from slop.context.tokens import Tokenizer, cached_counter
 from slop.engine import Engine
 from slop.orchestrator import EventSink, Orchestrator
-from slop.providers.registry import ProviderConfig, ProviderManager, detect_kind
-from slop.settings import Settings, default_db_path, prepare_db_dir, project_root, secrets_of, user_home
+from slop.providers.registry import ProviderManager
+from slop.settings import Settings, secrets_of
 from slop.snapshot import ContextService
 from slop.store import Store, open_memo_store
 from slop.toolrunner import ToolRunnerImpl
@@ -38,37 +40,15 @@ class App:
         self.store.close()
 
 
-def resolve_paths(settings: Settings) -> tuple[Path, Path, Path]:
-    root = Path(settings.project_root) if settings.project_root else project_root()
-    db = Path(settings.db_path) if settings.db_path else default_db_path(root)
-    home = Path(settings.home) if settings.home else user_home()
-    return root, db, home
-
-
-def provider_config(settings: Settings, home: Path) -> ProviderConfig:
-    return ProviderConfig(
-        openai_api_key=settings.openai_api_key,
-        openai_base_url=settings.openai_base_url,
-        gemini_api_key=settings.gemini_api_key,
-        gemini_base_url=settings.gemini_base_url,
-        strip_reasoning=settings.strip_reasoning,
-        max_retries=settings.max_retries,
-        timeout=settings.request_timeout,
-        token_path=str(home / "oauth_token.json"),
-    )
-
-
-def build(settings: Settings, io: CommandIO, sink: EventSink, approver: Approver | None) -> App:
-    root, db_path, home = resolve_paths(settings)
-    prepare_db_dir(db_path)
-    home.mkdir(parents=True, exist_ok=True)
-    tokenizer = Tokenizer()
-    store = Store.open(str(db_path), tokenizer.count)
+def build(
+    settings: Settings, io: CommandIO, sink: EventSink, approver: Approver | None, booted: Boot | None = None
+) -> App:
+    """Wire the whole application; `booted` is the light start-up already done (the REPL
+    draws its first prompt from it while this runs)."""
+    b = booted or boot(settings)
+    store, tokenizer, root, home = b.store, b.tokenizer, b.root, b.home
     memos = open_memo_store(str(home / "memos.db"))
-    session = store.sessions.get(settings.session)
-    config = provider_config(settings, home)
-    kind = detect_kind(config, settings.provider or session.provider)
-    providers = ProviderManager(config, kind, settings.model or session.model)
+    providers = ProviderManager(provider_config(settings, home), b.provider_kind, b.model)
     tools = ToolRegistry(default_tools())
     store.catalog.register_tools(tools.specs())
     context = ContextService(

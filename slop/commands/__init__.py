@@ -1,19 +1,20 @@
-"""Slash commands: a declarative registry; handlers use CommandIO, never the terminal."""
+"""Slash commands: a declarative registry; handlers use CommandIO, never the terminal.
+
+The package itself stays light (the prompt's completer imports `commands.base` before
+the first prompt is drawn); `build_registry` loads every command module on first use."""
 
 from __future__ import annotations
 
-from slop.commands import context, core, inspect, memo, model, review, session, skill
+from typing import Any
+
 from slop.commands.base import Command, CommandContext, CommandIO, Proceed, Registry
 
 __all__ = ["Command", "CommandContext", "CommandIO", "Proceed", "Registry", "build_registry"]
 
 
-def build_registry() -> Registry:
-    ref: list[Registry] = []
-    registry = Registry([
-        core.make_help(ref), core.EXIT, *context.COMMANDS,
-        *session.COMMANDS, *memo.COMMANDS, *skill.COMMANDS, *review.COMMANDS, *inspect.COMMANDS,
-        *model.COMMANDS,
-    ])
-    ref.append(registry)
-    return registry
+def __getattr__(name: str) -> Any:
+    if name == "build_registry":
+        from slop.commands.all import build_registry
+
+        return build_registry
+    raise AttributeError(f"module 'slop.commands' has no attribute {name!r}")

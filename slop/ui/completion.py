@@ -3,7 +3,7 @@ whatever a command's completer offers (GIDs, sessions, skills, models)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
@@ -44,3 +44,19 @@ class CommandCompleter(Completer):
         for option in options:
             if option.startswith(current):
                 yield Completion(option, -len(current))
+
+
+class LazyCompleter(Completer):
+    """Completes once the command registry exists (it is built after the first prompt)."""
+
+    def __init__(self, source: Callable[[], tuple[Registry, CommandContext] | None]) -> None:
+        self._source = source
+        self._inner: CommandCompleter | None = None
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
+        if self._inner is None:
+            ready = self._source()
+            if ready is None:
+                return
+            self._inner = CommandCompleter(*ready)
+        yield from self._inner.get_completions(document, complete_event)

@@ -1,58 +1,122 @@
-"""The interactive prompt: prompt_toolkit input, modeline, keys, and the turn loop."""
+"""The interactive prompt: prompt_toolkit input, modeline, keys, and the turn loop.
+
+Start-up is split so the prompt is on screen fast: `slop.boot` (ledger, provider
+detection) is enough for the banner and the modeline; the rest of the application
+(commands, tools, orchestrator, markdown renderer) is built on a background thread
+once the prompt is drawn, and the provider SDK is warmed up after it. Those imports
+are function-local on purpose: they are the heavy part of start-up."""
 
 from __future__ import annotations
 
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.formatted_text import HTML
+from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from rich.console import Console
+from rich.text import Text
 
 from slop import __version__
-from slop.app import App, build
 from slop.approval import ApprovalPolicy
+from slop.boot import Boot, boot
+from slop.context.budget import prompt_budget
 from slop.records import Role, Status, ToolCall
 from slop.settings import Settings
-from slop.ui.completion import CommandCompleter
+from slop.ui.completion import LazyCompleter
+from slop.ui.console import make_console
 from slop.ui.keys import TurnKeys
-from slop.ui.render import Renderer
-from slop.ui.terminal_io import TerminalIO, make_console
+
+if TYPE_CHECKING:
+    from slop.app import App
+    from slop.engine import Outcome
+    from slop.ui.terminal_io import TerminalIO
 
 DOUBLE_CTRL_C_SECONDS = 2.0
+BUILD_DELAY_SECONDS = 0.05  # let the first prompt render before the heavy imports start
+REPLAY_LINES = 8
 
 
 def run_repl(settings: Settings) -> int:
-    console = make_console(no_color=settings.no_color)
-    io = TerminalIO(console, Renderer(console), interactive=True)
-    repl = Repl(settings, io)
+    repl = Repl(settings, make_console(no_color=settings.no_color))
     try:
         return repl.loop()
     finally:
-        repl.app.close()
+        repl.close()
 
 
 class Repl:
-    def __init__(self, settings: Settings, io: TerminalIO) -> None:
-        self.io = io
+    def __init__(self, settings: Settings, console: Console) -> None:
+        self.settings = settings
+        self.console = console
+        self.boot: Boot = boot(settings)
         self.keys: TurnKeys | None = None
-        self.policy = ApprovalPolicy(settings.approval, self._ask_approval, io.warning)
-        self.app: App = build(settings, io, io.renderer, self.policy)
+        self.policy = ApprovalPolicy(settings.approval, self._ask_approval, self._warn)
+        self._app: App | None = None
+        self._io: TerminalIO | None = None
+        self._ready = threading.Event()
+        self._started = False
+        self._error: BaseException | None = None
         self._last_ctrl_c = 0.0
         self._typed_ahead = ""
+
+    # ---- the application, built in the background ----------------------------------
+    def start_building(self, delay: float = 0.0) -> None:
+        if self._started:
+            return
+        self._started = True
+        thread = threading.Timer(delay, self._build)
+        thread.daemon = True
+        thread.start()
+
+    def _build(self) -> None:
+        try:
+            from slop.app import build
+            from slop.ui.render import Renderer
+            from slop.ui.terminal_io import TerminalIO
+
+            self._io = TerminalIO(self.console, Renderer(self.console), interactive=True)
+            self._app = build(self.settings, self._io, self._io.renderer, self.policy, self.boot)
+        except BaseException as exc:
+            self._error = exc
+        finally:
+            self._ready.set()
+        self._warm_up()
+
+    @property
+    def app(self) -> App:
+        self.start_building()
+        self._ready.wait()
+        if self._error is not None:
+            raise self._error
+        assert self._app is not None
+        return self._app
+
+    @property
+    def io(self) -> TerminalIO:
+        self.app  # noqa: B018 - waits until the terminal IO exists
+        assert self._io is not None
+        return self._io
+
+    def close(self) -> None:
+        if self._started:
+            self._ready.wait(timeout=30)
+        if self._app is not None:
+            self._app.close()
+        else:
+            self.boot.store.close()
 
     # ---- the loop ------------------------------------------------------------------
     def loop(self) -> int:
         self._banner()
         session = self._prompt_session()
-        warm = threading.Timer(0.5, self._warm_up)
-        warm.daemon = True
-        warm.start()
+        self.start_building(BUILD_DELAY_SECONDS)
         while True:
-            self.io.renderer.close()  # no live region may linger under the prompt
+            if self._app is not None:
+                self.io.renderer.close()  # no live region may linger under the prompt
             try:
                 line = session.prompt(default=self._typed_ahead)
             except EOFError:
@@ -62,10 +126,10 @@ class Repl:
             self._typed_ahead = ""
             if self._run(line).kind == "exit":
                 break
-        self.io.info("bye")
+        self.console.print("bye", style="dim")
         return 0
 
-    def _run(self, line: str):  # type: ignore[no-untyped-def]
+    def _run(self, line: str) -> Outcome:
         ctx = self.app.ctx
         ctx.cancel.clear()
         with TurnKeys(ctx.cancel, lambda key: self.io.warning(f"[{key}] cancelling…")) as keys:
@@ -79,18 +143,23 @@ class Repl:
 
     def _prompt_session(self, **io: Any) -> PromptSession[str]:
         """`io` may give `input`/`output` (tests drive the prompt through a pipe)."""
-        history = self.app.home / "history"
         return PromptSession(
             **io,
-            message=HTML("<b>&gt;</b> "),
-            history=FileHistory(str(history)),
-            completer=CommandCompleter(self.app.registry, self.app.ctx),
+            message=FormattedText([("bold", "> ")]),
+            history=FileHistory(str(self.boot.home / "history")),
+            completer=LazyCompleter(self._completion_source),
+            complete_in_thread=True,  # the first Tab may wait for the registry being built
             complete_while_typing=False,
             bottom_toolbar=self._modeline,
             key_bindings=self._bindings(),
             enable_history_search=False,
             multiline=False,
         )
+
+    def _completion_source(self) -> Any:
+        if not self._ready.wait(timeout=5) or self._app is None:
+            return None
+        return self._app.registry, self._app.ctx
 
     def _bindings(self) -> KeyBindings:
         kb = KeyBindings()
@@ -117,28 +186,31 @@ class Repl:
         return kb
 
     # ---- modeline ------------------------------------------------------------------
-    def _modeline(self) -> HTML:
-        from html import escape
-
-        app = self.app
-        info = app.store.sessions.get(app.ctx.session)
+    def _modeline(self) -> FormattedText:
+        app = self._app
+        store = self.boot.store
+        session = app.ctx.session if app else self.settings.session
+        label = app.providers.label if app else self.boot.model_label
+        info = store.sessions.get(session)
         window = "all" if info.context_size == 0 else str(info.context_size)
         skills = ",".join(info.active_skills) or "default"
-        throttle = f"{info.throttle:g}s"
-        from slop.context.budget import prompt_budget
-
-        budget = prompt_budget(app.providers.label, info.budget)
-        last = app.store.usage.last(app.ctx.session)
-        fill = f"{_k(last.prompt_tokens)}/{_k(budget)}" if last else f"0/{_k(budget)}"
-        total = _k(app.store.usage.session_total(app.ctx.session))
-        hint = "  <i>Ctrl-C again to exit</i>" if time.monotonic() - self._last_ctrl_c < DOUBLE_CTRL_C_SECONDS else ""
+        budget = prompt_budget(label, info.budget)
+        last = store.usage.last(session)
+        fill = f"{_k(last.prompt_tokens if last else 0)}/{_k(budget)}"
+        total = _k(store.usage.session_total(session))
         text = (
-            f"slop &lt;W:{window} M:{escape(app.providers.label)} P:{escape(skills)} S:{escape(app.ctx.session)} "
-            f"T:{throttle}&gt; mode:{escape(info.context_mode)} ctx {fill} · session {total} tok{hint}"
+            f"slop <W:{window} M:{label} P:{skills} S:{session} T:{info.throttle:g}s> "
+            f"mode:{info.context_mode} ctx {fill} · session {total} tok"
         )
-        return HTML(text)
+        parts = [("", text)]
+        if time.monotonic() - self._last_ctrl_c < DOUBLE_CTRL_C_SECONDS:
+            parts.append(("italic", "  Ctrl-C again to exit"))
+        return FormattedText(parts)
 
     # ---- approvals -----------------------------------------------------------------
+    def _warn(self, text: str) -> None:
+        self.io.warning(text)
+
     def _ask_approval(self, call: ToolCall, preview: str) -> str:
         self.io.warning(f"{call.name} wants to run:")
         self.io.plain(preview)
@@ -150,31 +222,43 @@ class Repl:
 
     # ---- start-up ------------------------------------------------------------------
     def _banner(self) -> None:
-        app = self.app
-        count = app.store.messages.count(app.ctx.session)
-        provider = app.providers.kind or "no provider"
-        self.io.info(
-            f"slop {__version__} · session '{app.ctx.session}' · {provider}:{app.providers.label} · "
-            f"ledger {_short(Path(app.store.path))} · /help for commands"
+        b = self.boot
+        provider = b.provider_kind or "no provider"
+        self.console.print(
+            f"slop {__version__} · session '{self.settings.session}' · {provider}:{b.model_label} · "
+            f"ledger {_short(b.db_path)} · /help for commands",
+            style="cyan",
+            markup=False,
         )
-        if app.providers.kind is None:
-            self.io.warning("no model provider configured: set OPENAI_API_KEY (or OPENAI_BASE_URL) or GEMINI_API_KEY")
-        if count:
-            self._show_last_exchange()
+        if b.provider_kind is None:
+            self.console.print(
+                "⚠ no model provider configured: set OPENAI_API_KEY (or OPENAI_BASE_URL) or GEMINI_API_KEY",
+                style="yellow",
+                markup=False,
+            )
+        self._replay_last_exchange()
 
-    def _show_last_exchange(self) -> None:
-        recent = self.app.store.messages.recent(self.app.ctx.session, 6)
+    def _replay_last_exchange(self) -> None:
+        """The end of the previous conversation, as plain text (no markdown: start-up stays fast)."""
+        recent = self.boot.store.messages.recent(self.settings.session, 6)
         for msg in recent:
             if msg.role == Role.USER:
-                self.io.renderer.user_echo(msg.content, msg.group_id or "")
-            elif msg.role == Role.ASSISTANT and msg.status != Status.TOOL_CALL and msg.content:
-                self.io.renderer.assistant_message(msg.content, msg.tokens or None)
+                self.console.print(Text("❯ " + msg.content.strip(), style="bold green"))
+            elif msg.role == Role.ASSISTANT and msg.status != Status.TOOL_CALL and msg.content.strip():
+                lines = msg.content.strip().splitlines()
+                shown = "\n".join(lines[:REPLAY_LINES]) + (
+                    f"\n… ({len(lines) - REPLAY_LINES} more lines: /message show {msg.group_id})"
+                    if len(lines) > REPLAY_LINES else ""
+                )
+                self.console.print(Text(shown, style="dim"))
 
     def _warm_up(self) -> None:
         """Load the tokenizer and the provider SDK while the user types."""
+        if self._app is None:
+            return
         try:
-            self.app.tokenizer.count("warm up")
-            self.app.providers.current()
+            self._app.tokenizer.count("warm up")
+            self._app.providers.current()
         except Exception:
             pass
 

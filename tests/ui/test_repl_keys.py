@@ -13,20 +13,18 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from slop.settings import Settings
-from slop.ui.render import Renderer
+from slop.ui.console import make_console
 from slop.ui.repl import Repl
-from slop.ui.terminal_io import TerminalIO, make_console
 
 
 @pytest.fixture
 def repl(tmp_path: Path) -> Iterator[Repl]:
     console = make_console(io.StringIO(), no_color=True)
-    terminal = TerminalIO(console, Renderer(console), interactive=True)
     settings = Settings(db_path=str(tmp_path / "l.db"), home=str(tmp_path / "home"), project_root=str(tmp_path))
-    instance = Repl(settings, terminal)
+    instance = Repl(settings, console)
     (instance.app.home / "history").write_text("\n# 2026-01-01\n+hello world\n\n# 2026-01-02\n+/context show\n")
     yield instance
-    instance.app.close()
+    instance.close()
 
 
 def ask(repl: Repl, keys: str) -> str:
@@ -37,8 +35,14 @@ def ask(repl: Repl, keys: str) -> str:
 
         def typist() -> None:
             for chunk in chunks:
+                before = session.default_buffer.text
                 pipe.send_text(chunk)
-                time.sleep(0.15)
+                if chunk.endswith("\t"):  # wait (bounded) until the completion lands in the buffer
+                    deadline = time.monotonic() + 5
+                    typed = before + chunk[:-1]
+                    while session.default_buffer.text in (before, typed) and time.monotonic() < deadline:
+                        time.sleep(0.02)
+                time.sleep(0.05)
 
         thread = threading.Thread(target=typist, daemon=True)
         thread.start()
@@ -78,6 +82,6 @@ def test_ctrl_d_exits(repl: Repl) -> None:
 def test_modeline_shows_window_model_skills_session_and_fill(repl: Repl) -> None:
     repl.app.store.sessions.set_context_size("default", 0)
     repl.app.store.sessions.set_active_skills("default", ["planner"])
-    text = "".join(fragment[1] for fragment in repl._modeline().__pt_formatted_text__())
+    text = "".join(fragment[1] for fragment in repl._modeline())
     assert text.startswith("slop <W:all M:none P:planner S:default T:0s>")
     assert "ctx 0/" in text and "session 0 tok" in text

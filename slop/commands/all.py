@@ -1,0 +1,17 @@
+"""Every slash command, assembled into the registry."""
+
+from __future__ import annotations
+
+from slop.commands import context, core, inspect, memo, model, review, session, skill
+from slop.commands.base import Registry
+
+
+def build_registry() -> Registry:
+    ref: list[Registry] = []
+    registry = Registry([
+        core.make_help(ref), core.EXIT, *context.COMMANDS,
+        *session.COMMANDS, *memo.COMMANDS, *skill.COMMANDS, *review.COMMANDS, *inspect.COMMANDS,
+        *model.COMMANDS,
+    ])
+    ref.append(registry)
+    return registry
