@@ -23,12 +23,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from slop.context.strategies import builtin_strategies  # noqa: E402
-from slop.context.tokens import estimate  # noqa: E402
-from slop.records import ToolSpec  # noqa: E402
-from slop.snapshot import ContextService  # noqa: E402
-from slop.store import Store  # noqa: E402
-from slop.store.memos import Memos  # noqa: E402
+from slop.context.strategies import builtin_strategies
+from slop.context.tokens import estimate
+from slop.records import ToolSpec
+from slop.snapshot import ContextService
+from slop.store import Store
+from slop.store.memos import Memos
 
 WINDOW = 20
 ROLES = ("assistant", "tool")
@@ -125,9 +125,8 @@ def main() -> int:
     else:
         print(f"{'messages':>10} {'window':>6} {'msgs/window':>11} {'median ms':>10} {'p99 ms':>8}")
         for r in results:
-            print(
-                f"{r['messages']:>10} {r['window']:>6} {r['messages_in_window']:>11} {r['median_ms']:>10} {r['p99_ms']:>8}"
-            )
+            row = (r["messages"], r["window"], r["messages_in_window"], r["median_ms"], r["p99_ms"])
+            print("{:>10} {:>6} {:>11} {:>10} {:>8}".format(*row))
     return 0
 
 
