@@ -5,7 +5,9 @@
 
 Ledgers follow perf_anchors.md §3: ~10 messages a group (1-19), 1 000 sessions (fewer for
 small ledgers), groups scattered across sessions, content 50-950 characters (mean ~500),
-3 % dropped. Each ledger is built once into --dir (default a temp dir) through slop's own
+3 % dropped. A group is a user prompt, tool-call rows (real OpenAI-native JSON) each followed
+by its result, and a final answer, so isolation, pair integrity and three-tier truncation
+all do their real work. Each ledger is built once into --dir (default a temp dir) through slop's own
 migrations, then `ContextService.prompt()` — the exact path of every model call and
 /context show — is timed for random sessions with a window of 20 groups."""
 
@@ -25,13 +27,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from slop.context.strategies import builtin_strategies
 from slop.context.tokens import estimate
-from slop.records import ToolSpec
+from slop.parser import openai_native
+from slop.records import ToolCall, ToolSpec
 from slop.snapshot import ContextService
 from slop.store import Store
 from slop.store.memos import Memos
 
 WINDOW = 20
-ROLES = ("assistant", "tool")
 
 
 def corpus(rng: random.Random) -> str:
@@ -55,11 +57,17 @@ def build(path: Path, size: int, rng: random.Random) -> None:
         for i in range(n):
             start = rng.randrange(len(text) - 1000)
             content = text[start : start + rng.randint(50, 950)]
-            role = "user" if i == 0 else ROLES[i % 2]
-            call = f"c{gid}-{i}" if role == "tool" else None
-            rows.append(
-                (session, role, content, status, str(gid), call, "openai", len(content) // 4, len(content) // 4)
-            )
+            role, kind, call = "user", "completed", None
+            if i and i == n - 1:
+                role = "assistant"  # the turn's final answer
+            elif i % 2:  # an assistant tool call (provider-native JSON) ...
+                role, kind = "assistant", "tool_call"
+                content = openai_native("", [ToolCall(f"c{gid}-{i}", "read_file", json.dumps({"path": content[:40]}))])
+            elif i:  # ... and its result
+                role, call = "tool", f"c{gid}-{i - 1}"
+            row_status = status if status == "dropped" else kind
+            size_tokens = len(content) // 4
+            rows.append((session, role, content, row_status, str(gid), call, "openai", size_tokens, size_tokens))
         written += n
         if len(rows) >= 20_000 or written >= size:
             with db.transaction():
@@ -117,7 +125,11 @@ def main() -> int:
         path = folder / f"ledger-{size}.db"
         if not path.exists():
             started = time.perf_counter()
-            build(path, size, random.Random(size))
+            partial = path.with_suffix(".partial")
+            for leftover in folder.glob(partial.name + "*"):
+                leftover.unlink()
+            build(partial, size, random.Random(size))
+            partial.rename(path)  # only a finished ledger is ever reused
             print(f"built {size} messages in {time.perf_counter() - started:.1f}s", file=sys.stderr)
         results.append({"messages": size, "window": WINDOW, **measure(path, args.queries, random.Random(1))})
     if args.json:

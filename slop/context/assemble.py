@@ -12,7 +12,8 @@ from slop.context import layers as L
 from slop.context.history import enforce_pairs, group_order, isolate
 from slop.context.tokens import estimate
 from slop.context.truncate import TruncationConfig, limit_for, sandwich
-from slop.records import HistoryEntry, Layer, Memo, Message, Prompt, Role, SessionInfo, Skill, ToolSpec
+from slop.parser import parse
+from slop.records import HistoryEntry, Layer, Memo, Message, ParsedMessage, Prompt, Role, SessionInfo, Skill, ToolSpec
 
 BEGIN_MARKER = "## Begin Conversation History\n"
 CURRENT_MARKER = "## End of History\n\n### CURRENT REQUEST\n"
@@ -41,12 +42,15 @@ class AssemblyConfig:
     count: Callable[[str], int] = estimate  # for layer texts; messages carry their counts
     exact_tokens: bool = True
     system_prompt: str = L.SYSTEM_PROMPT
+    # Reads a stored row (parser.parse); a caller may pass a memoised one: rows never
+    # change once written, and the same window is parsed on every model call.
+    parse: Callable[[Message], ParsedMessage] = parse
 
 
 def assemble(snapshot: Snapshot, config: AssemblyConfig | None = None) -> Prompt:
     config = config or AssemblyConfig()
     layers = build_layers(snapshot, config)
-    history = enforce_pairs(isolate(list(snapshot.history), snapshot.strategy))
+    history = enforce_pairs(isolate(list(snapshot.history), snapshot.strategy, config.parse), config.parse)
     entries = history_entries(history, config)
     notes = list(snapshot.notes)
     if snapshot.budget > 0:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from slop.parser import parse
-from slop.records import Message, Role, Status, strategies_compatible
+from slop.records import Message, ParsedMessage, Role, Status, strategies_compatible
+
+Parse = Callable[[Message], ParsedMessage]
 
 
-def isolate(messages: list[Message], strategy: str) -> list[Message]:
+def isolate(messages: list[Message], strategy: str, parse: Parse = parse) -> list[Message]:
     """Keep text everywhere; keep tool calls and results only from a compatible strategy.
 
     A foreign tool-call row that carried assistant text is kept as plain text, so the
@@ -25,7 +28,7 @@ def isolate(messages: list[Message], strategy: str) -> list[Message]:
     return out
 
 
-def enforce_pairs(messages: list[Message]) -> list[Message]:
+def enforce_pairs(messages: list[Message], parse: Parse = parse) -> list[Message]:
     """An assistant tool-call row and all of its results stay together or go together.
 
     Results whose call is missing are dropped; a call row with any result missing is
