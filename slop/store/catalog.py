@@ -51,6 +51,11 @@ class Catalog:
 
     # ---- skills --------------------------------------------------------------------
     def install_default_skills(self) -> None:
+        """Put back any missing default skill (user edits to existing ones are kept).
+        Checked with a read first so an ordinary start-up writes nothing."""
+        names = {r[0] for r in self._db.query("SELECT name FROM skills")}
+        if all(name in names for name, _, _ in DEFAULT_SKILLS):
+            return
         with self._db.transaction():
             self._db.executemany(
                 "INSERT OR IGNORE INTO skills(name, description, system_prompt_patch) VALUES (?, ?, ?)",

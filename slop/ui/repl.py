@@ -8,17 +8,17 @@ are function-local on purpose: they are the heavy part of start-up."""
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-from rich.console import Console
-from rich.text import Text
 
 from slop import __version__
 from slop.approval import ApprovalPolicy
@@ -27,10 +27,11 @@ from slop.context.budget import prompt_budget
 from slop.records import Role, Status, ToolCall
 from slop.settings import Settings
 from slop.ui.completion import LazyCompleter
-from slop.ui.console import make_console
 from slop.ui.keys import TurnKeys
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from slop.app import App
     from slop.engine import Outcome
     from slop.ui.terminal_io import TerminalIO
@@ -38,10 +39,12 @@ if TYPE_CHECKING:
 DOUBLE_CTRL_C_SECONDS = 2.0
 BUILD_DELAY_SECONDS = 0.05  # let the first prompt render before the heavy imports start
 REPLAY_LINES = 8
+NO_PROVIDER_HINT = "no model provider configured: set OPENAI_API_KEY (or OPENAI_BASE_URL) or GEMINI_API_KEY"
+DIM, CYAN, GREEN, YELLOW, RESET = "\x1b[2m", "\x1b[36m", "\x1b[1;32m", "\x1b[33m", "\x1b[0m"
 
 
 def run_repl(settings: Settings) -> int:
-    repl = Repl(settings, make_console(no_color=settings.no_color))
+    repl = Repl(settings)
     try:
         return repl.loop()
     finally:
@@ -49,9 +52,13 @@ def run_repl(settings: Settings) -> int:
 
 
 class Repl:
-    def __init__(self, settings: Settings, console: Console) -> None:
+    def __init__(self, settings: Settings, console: Console | None = None) -> None:
+        """`console` None: a terminal console is made in the background build (rich is
+        not needed before the first prompt; the banner is written directly)."""
         self.settings = settings
-        self.console = console
+        self._console = console
+        self.out: IO[str] = console.file if console is not None else sys.stdout
+        self._color = not (settings.no_color or os.environ.get("NO_COLOR")) and self.out.isatty()
         self.boot: Boot = boot(settings)
         self.keys: TurnKeys | None = None
         self.policy = ApprovalPolicy(settings.approval, self._ask_approval, self._warn)
@@ -75,10 +82,12 @@ class Repl:
     def _build(self) -> None:
         try:
             from slop.app import build
+            from slop.ui.console import make_console
             from slop.ui.render import Renderer
             from slop.ui.terminal_io import TerminalIO
 
-            self._io = TerminalIO(self.console, Renderer(self.console), interactive=True)
+            console = self._console or make_console(no_color=self.settings.no_color)
+            self._io = TerminalIO(console, Renderer(console), interactive=True)
             self._app = build(self.settings, self._io, self._io.renderer, self.policy, self.boot)
         except BaseException as exc:
             self._error = exc
@@ -126,7 +135,7 @@ class Repl:
             self._typed_ahead = ""
             if self._run(line).kind == "exit":
                 break
-        self.console.print("bye", style="dim")
+        self._write("bye", DIM)
         return 0
 
     def _run(self, line: str) -> Outcome:
@@ -221,36 +230,32 @@ class Repl:
             return _read_answer(question)
 
     # ---- start-up ------------------------------------------------------------------
+    def _write(self, text: str, style: str = "") -> None:
+        self.out.write(f"{style}{text}{RESET}\n" if style and self._color else text + "\n")
+        self.out.flush()
+
     def _banner(self) -> None:
         b = self.boot
         provider = b.provider_kind or "no provider"
-        self.console.print(
+        self._write(
             f"slop {__version__} · session '{self.settings.session}' · {provider}:{b.model_label} · "
             f"ledger {_short(b.db_path)} · /help for commands",
-            style="cyan",
-            markup=False,
+            CYAN,
         )
         if b.provider_kind is None:
-            self.console.print(
-                "⚠ no model provider configured: set OPENAI_API_KEY (or OPENAI_BASE_URL) or GEMINI_API_KEY",
-                style="yellow",
-                markup=False,
-            )
+            self._write(f"⚠ {NO_PROVIDER_HINT}", YELLOW)
         self._replay_last_exchange()
 
     def _replay_last_exchange(self) -> None:
         """The end of the previous conversation, as plain text (no markdown: start-up stays fast)."""
-        recent = self.boot.store.messages.recent(self.settings.session, 6)
-        for msg in recent:
+        for msg in self.boot.store.messages.recent(self.settings.session, 6):
             if msg.role == Role.USER:
-                self.console.print(Text("❯ " + msg.content.strip(), style="bold green"))
+                self._write("❯ " + msg.content.strip(), GREEN)
             elif msg.role == Role.ASSISTANT and msg.status != Status.TOOL_CALL and msg.content.strip():
                 lines = msg.content.strip().splitlines()
-                shown = "\n".join(lines[:REPLAY_LINES]) + (
-                    f"\n… ({len(lines) - REPLAY_LINES} more lines: /message show {msg.group_id})"
-                    if len(lines) > REPLAY_LINES else ""
-                )
-                self.console.print(Text(shown, style="dim"))
+                more = len(lines) - REPLAY_LINES
+                tail = f"\n… ({more} more lines: /message show {msg.group_id})" if more > 0 else ""
+                self._write("\n".join(lines[:REPLAY_LINES]) + tail, DIM)
 
     def _warm_up(self) -> None:
         """Load the tokenizer and the provider SDK while the user types."""
