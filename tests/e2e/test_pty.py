@@ -250,3 +250,18 @@ def test_review_comments_reach_the_next_request(term, fake_llm: FakeLLM, tmp_pat
     t.prompt()
     sent = fake_llm.last_request("chat").json["messages"][-1]["content"]
     assert "R: this should add, not subtract" in sent and "+    return a - b" in sent
+
+
+def test_ctrl_c_during_a_reply_keeps_the_partial_text(term, fake_llm: FakeLLM) -> None:  # type: ignore[no-untyped-def]
+    fake_llm.enqueue_text("word " * 60, chunks=["word "] * 60, delay=0.1)
+    t = term()
+    t.prompt()
+    t.enter("talk for a while")
+    t.expect("word word")
+    t.child.sendcontrol("c")
+    t.expect("cancel")
+    t.prompt()
+    [(status, content)] = t.rows("SELECT status, content FROM messages WHERE role='assistant'")
+    assert status == "interrupted" and 0 < len(content) < len("word " * 60)
+    t.enter("/exit")
+    t.child.expect(pexpect.EOF, timeout=30)
