@@ -24,6 +24,9 @@ turn, as in a live session) and need a summarizer: no model runs here, so they u
 slop.context.summarize.extractive_summary, a deterministic extractive stand-in. Their
 summaries are not counted as evidence (only the original turns are).
 
+`relevance+recover` is relevance plus one recover_context call with the question before
+the prompt is assembled (what an agent is told to do when it misses something).
+
 `bm25` is a baseline, not a slop mode: groups in plain BM25 order (stop words removed)
 until the budget is full. The prompt has no system prompt or tools, so the budget is
 spent on history (the guidelines layer, ~250 tokens, still counts)."""
@@ -39,23 +42,32 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from slop.context.selecting import MARKER_TOKENS, group_cost, group_map  # noqa: E402
-from slop.context.strategies import HistorySource, Selection, builtin_strategies  # noqa: E402
-from slop.context.summarize import extractive_summary  # noqa: E402
-from slop.context.textsearch import fts_query, informative_terms  # noqa: E402
-from slop.context.tokens import Tokenizer, estimate  # noqa: E402
-from slop.records import NewMessage, Role, SessionInfo  # noqa: E402
-from slop.snapshot import ContextService  # noqa: E402
-from slop.store import Store  # noqa: E402
+from slop.context.selecting import MARKER_TOKENS, group_cost, group_map
+from slop.context.strategies import HistorySource, Selection, builtin_strategies
+from slop.context.strategy_relevance import recover
+from slop.context.summarize import extractive_summary
+from slop.context.textsearch import fts_query, informative_terms
+from slop.context.tokens import Tokenizer, estimate
+from slop.records import NewMessage, Role, SessionInfo
+from slop.snapshot import ContextService
+from slop.store import Store
 
 MAINTAINING = ("compact", "relevance")
-DEFAULT_STRATEGIES = ("window", "messages", "ranked", "compact", "relevance", "bm25")
+# Benchmark-only variant: relevance, plus one recover_context call with the question (as
+# an agent would make) before the prompt is assembled.
+VARIANTS = {"relevance+recover": "relevance"}
+DEFAULT_STRATEGIES = ("window", "messages", "ranked", "compact", "relevance", "relevance+recover", "bm25")
+
+
+def mode_of(strategy: str) -> str:
+    return VARIANTS.get(strategy, strategy)
 
 
 # ---- loading ---------------------------------------------------------------------------
@@ -172,18 +184,25 @@ def service_for(store: Store, count: Any, exact: bool) -> ContextService:
 
 
 def evaluate(
-    service: ContextService, sid: str, question: Question, strategy: str, budget: int, idmap: dict[int, str]
-) -> float:
+    service: ContextService, sid: str, question: Question, combos: list[tuple[str, int]], idmap: dict[int, str]
+) -> list[float]:
+    """Ask `question` as the next user message and score each (strategy, budget); the
+    ledger is left exactly as it was."""
     store = service.store
+    out = []
     with rolled_back(store):
-        store.sessions.update_settings(sid, context_mode=strategy, budget=budget)
         gid = store.messages.new_group_id()
         store.messages.append(sid, gid, NewMessage(Role.USER, question.text))
-        if strategy in MAINTAINING:
-            service.maintain(sid, "openai", "", extractive_summary)
-        prompt = service.prompt(sid, "openai", "")
-        present = {idmap[e.message.id] for e in prompt.history if e.message.id in idmap}
-    return sum(1 for e in question.evidence if e in present) / len(question.evidence)
+        for strategy, budget in combos:
+            store.sessions.update_settings(sid, context_mode=mode_of(strategy), budget=budget)
+            if strategy == "relevance+recover" and informative_terms(question.text):
+                recover(service.source(), sid, question.text)
+            if mode_of(strategy) in MAINTAINING:
+                service.maintain(sid, "openai", "", extractive_summary)
+            prompt = service.prompt(sid, "openai", "")
+            present = {idmap[e.message.id] for e in prompt.history if e.message.id in idmap}
+            out.append(sum(1 for e in question.evidence if e in present) / len(question.evidence))
+    return out
 
 
 def ingest_turns(store: Store, sid: str, conv: Conversation, index: int, idmap: dict[int, str],
@@ -205,33 +224,61 @@ def ingest_turns(store: Store, sid: str, conv: Conversation, index: int, idmap: 
             idmap[store.messages.append(sid, gid, NewMessage(Role.ASSISTANT, text))] = turn.dia_id
 
 
-def run_conversation(
-    conv: Conversation, strategies: list[str], budgets: list[int], workdir: Path, count: Any, exact: bool
-) -> dict[tuple[str, int], list[float]]:
-    scores: dict[tuple[str, int], list[float]] = {(s, b): [] for s in strategies for b in budgets}
+def passes_for(strategies: list[str], budgets: list[int]) -> list[tuple[list[tuple[str, int]], str | None]]:
+    """Ledgers to build: one shared by the read-only strategies, one per (maintaining
+    strategy, budget) because those rewrite the ledger as it grows."""
     passes: list[tuple[list[tuple[str, int]], str | None]] = []
-    shared = [(s, b) for s in strategies if s not in MAINTAINING for b in budgets]
+    shared = [(s, b) for s in strategies if mode_of(s) not in MAINTAINING for b in budgets]
     if shared:
         passes.append((shared, None))
-    passes += [([(s, b)], s) for s in strategies if s in MAINTAINING for b in budgets]
-    for n, (combos, maintaining) in enumerate(passes):
-        path = workdir / f"{conv.sample_id}-{n}.db"
-        store = Store.open(str(path), count)
-        try:
-            service = service_for(store, count, exact)
-            sid = conv.sample_id
-            store.sessions.set_context_size(sid, 0)
-            if maintaining:
-                store.sessions.update_settings(sid, context_mode=maintaining, budget=combos[0][1])
-            idmap: dict[int, str] = {}
-            for index in range(len(conv.sessions)):
-                ingest_turns(store, sid, conv, index, idmap, service if maintaining else None)
-                for q in (q for q in conv.questions if q.ask_after == index):
-                    for strategy, budget in combos:
-                        scores[(strategy, budget)].append(evaluate(service, sid, q, strategy, budget, idmap))
-        finally:
-            store.close()
+    for mode in dict.fromkeys(mode_of(s) for s in strategies if mode_of(s) in MAINTAINING):
+        variants = [s for s in strategies if mode_of(s) == mode]
+        passes += [([(s, b) for s in variants], mode) for b in budgets]
+    return passes
+
+
+def run_pass(conv: Conversation, combos: list[tuple[str, int]], maintaining: str | None, workdir: str,
+             exact_wanted: bool = True) -> dict[tuple[str, int], list[float]]:
+    tokenizer = Tokenizer()
+    exact = exact_wanted and tokenizer.exact
+    count = tokenizer.count if exact else estimate
+    scores: dict[tuple[str, int], list[float]] = {c: [] for c in combos}
+    with tempfile.NamedTemporaryFile(dir=workdir, suffix=".db", delete=False) as handle:
+        path = handle.name
+    store = Store.open(path, count)
+    try:
+        service = service_for(store, count, exact)
+        sid = conv.sample_id
+        store.sessions.set_context_size(sid, 0)  # window = plain recency up to the budget
+        if maintaining:
+            store.sessions.update_settings(sid, context_mode=maintaining, budget=combos[0][1])
+        idmap: dict[int, str] = {}
+        for index in range(len(conv.sessions)):
+            ingest_turns(store, sid, conv, index, idmap, service if maintaining else None)
+            for q in (q for q in conv.questions if q.ask_after == index):
+                for combo, value in zip(combos, evaluate(service, sid, q, combos, idmap), strict=True):
+                    scores[combo].append(value)
+    finally:
+        store.close()
     return scores
+
+
+def run_all(conversations: list[Conversation], strategies: list[str], budgets: list[int], jobs: int,
+            exact: bool = True) -> dict[tuple[str, int], list[float]]:
+    totals: dict[tuple[str, int], list[float]] = {(s, b): [] for s in strategies for b in budgets}
+    passes = passes_for(strategies, budgets)
+    units = [(conv, combos, maintaining) for conv in conversations for combos, maintaining in passes]
+    with tempfile.TemporaryDirectory(prefix="slop-bench-quality-") as tmp:
+        if jobs <= 1 or len(units) <= 1:
+            results = [run_pass(c, combos, m, tmp, exact) for c, combos, m in units]
+        else:
+            with ProcessPoolExecutor(max_workers=jobs) as pool:
+                futures = [pool.submit(run_pass, c, combos, m, tmp, exact) for c, combos, m in units]
+                results = [f.result() for f in futures]
+    for scores in results:
+        for key, values in scores.items():
+            totals[key] += values
+    return totals
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -241,11 +288,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mode", choices=("end", "mid"), default="end")
     parser.add_argument("--strategy", default=",".join(DEFAULT_STRATEGIES), help="comma-separated strategies")
     parser.add_argument("--limit", type=int, default=0, help="only the first N conversations")
+    parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument("--json", action="store_true", help="print JSON results")
     args = parser.parse_args(argv)
     budgets = [int(b) for b in args.budget.split(",") if b.strip()]
     strategies = [s.strip() for s in args.strategy.split(",") if s.strip()]
-    known = {*builtin_strategies(), "bm25"}
+    known = {*builtin_strategies(), "bm25", *VARIANTS}
     unknown = [s for s in strategies if s not in known]
     if unknown:
         parser.error(f"unknown strategy {', '.join(unknown)}; known: {', '.join(sorted(known))}")
@@ -253,14 +301,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.limit > 0:
         conversations = conversations[: args.limit]
     tokenizer = Tokenizer()
-    exact = tokenizer.exact
-    count = tokenizer.count if exact else estimate
-    totals: dict[tuple[str, int], list[float]] = {(s, b): [] for s in strategies for b in budgets}
+    tokenizer.count("x")  # load it, for its name
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="slop-bench-quality-") as tmp:
-        for conv in conversations:
-            for key, values in run_conversation(conv, strategies, budgets, Path(tmp), count, exact).items():
-                totals[key] += values
+    totals = run_all(conversations, strategies, budgets, args.jobs)
     elapsed = time.perf_counter() - started
     results = [
         {"strategy": s, "budget": b, "mode": args.mode,

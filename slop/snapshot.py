@@ -17,6 +17,7 @@ from slop.store.context_source import StoreHistory
 from slop.store.memos import Memos
 
 MAX_MEMOS = 5
+PARSE_CACHE_SIZE = 4096
 
 
 @dataclass

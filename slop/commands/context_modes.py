@@ -6,7 +6,6 @@ from __future__ import annotations
 from slop.commands.base import CommandContext, parse_int, usage_error
 from slop.context.budget import prompt_budget
 from slop.context.options import OPTIONS, option, parse_option
-from slop.context.strategy_relevance import recover
 from slop.errors import CommandError
 
 MODE_HELP = {
@@ -95,6 +94,8 @@ def compact_cmd(ctx: CommandContext, rest: str) -> None:
 
 
 def recover_cmd(ctx: CommandContext, rest: str) -> None:
+    from slop.context.strategy_relevance import recover  # lazy: keeps the command table light to import
+
     if not rest.strip():
         raise usage_error("/context recover QUERY", "say what the dropped turns were about")
     try:

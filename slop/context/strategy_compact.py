@@ -5,8 +5,9 @@
   compacted toward `compact_target` (0.5): it keeps the first user message, a
   structured continuation summary written by the model (header, Analysis and Summary
   sections, 300-800 words; see summarize.COMPACT_INSTRUCTIONS) and the most recent
-  `compact_keep_recent` (6) messages, never splitting a tool call from its results.
-  The current request (latest user message) is kept too.
+  `compact_keep_recent` (6) messages, never splitting a tool call from its results
+  (fewer when those alone would exceed the target). The current request (latest user
+  message) is kept too.
 * Replaced rows stay in the ledger with status `compacted`, readable with query_db and
   /message show. The summary is a group of its own: /undo (or /message remove) of that
   group restores exactly what it replaced.
@@ -56,9 +57,9 @@ def plan_compaction(
     def size(msg: Message) -> int:
         return cost(msg, active=msg.group_id == active)
 
-    def kept_tokens(cut: int) -> int:
+    def kept_tokens(cut: int) -> int:  # what stays verbatim (the summary comes on top)
         head = sum(size(m) for m in rows[:cut] if m.id in pinned)
-        return head + sum(size(m) for m in rows[cut:]) + SUMMARY_TOKENS_ESTIMATE + overhead
+        return head + sum(size(m) for m in rows[cut:]) + overhead
 
     cut = pair_safe_cut(rows, len(rows) - keep_recent)
     while target_tokens > 0 and kept_tokens(cut) > target_tokens and cut < len(rows) - 1:

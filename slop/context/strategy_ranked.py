@@ -4,28 +4,34 @@
    low-information words such as "continue", "go on", "next" removed). Nothing
    informative left -> the plain window, and the notes say so.
 2. BM25: the FTS5 index over the ledger (slop.store.search) ranks the session's
-   visible groups by their best-matching message (`ranked_candidates` hits, default 50).
+   visible groups by their best-matching message (`ranked_candidates` hits, default 50,
+   are fused; up to 3x more hits may follow in BM25 order when the budget has room).
 3. Recency with the subset rule: when the search found groups, the recency list holds
    only those groups, newest first; when it found none, it is plain global recency.
 4. Reciprocal Rank Fusion: score(g) = w_bm25 / (k + rank_bm25) + w_rec / (k + rank_rec),
-   k = 60, w_bm25 = 1.5, w_rec = 1.0 (all settable with /context set).
+   k = 60, w_bm25 = 1.5, w_rec = 1.0 (all settable with /context set). Query expansion,
+   the original's suggested fix for vague prompts, adds a third ranking: BM25 for the
+   query plus the 5 words most shared by the top 3 hits (pseudo-relevance feedback,
+   weight 1.0; `ranked_expansion_terms 0` turns it off). Its further hits form the tail.
 5. Mandatory: the current group, the last K groups (default 2, current included) and
    every group holding a system message.
-6. Selection: mandatory groups, then groups by RRF score, up to the window size N
-   (/context window N; 0 = as many as fit) and always within the budget; when N or the
-   budget leave room after the ranked groups, the most recent remaining groups fill it.
+6. Selection: mandatory groups, then groups by RRF score, then further BM25 hits, up to
+   the window size N (/context window N; 0 = as many as fit) and always within the
+   budget; when N or the budget leave room after that, the most recent remaining groups
+   fill it.
 7. The chosen groups are put back in chronological order, and a system layer tells the
    model that the history has gaps.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from slop.context.options import option
 from slop.context.selecting import MARKER_TOKENS, group_cost, group_map
 from slop.context.strategies import HistorySource, Selection
-from slop.context.textsearch import fts_query, informative_terms
+from slop.context.textsearch import fts_query, informative, informative_terms, words
 from slop.context.tokens import estimate
 from slop.records import Message, SessionInfo
 
@@ -38,6 +44,9 @@ GAPS_LAYER = (
 )
 
 _FILL_BATCH = 50
+_FEEDBACK_GROUPS = 3  # top hits whose words expand the query
+_MIN_ROOM = 16  # tokens: below this nothing more fits
+TAIL_FACTOR = 4  # BM25 hits beyond the fused candidates may still fill the budget
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,21 +55,43 @@ class Ranked:
     score: float
     bm25_rank: int | None
     recency_rank: int | None
+    expanded_rank: int | None = None
 
 
 def rrf(
-    bm25_order: list[str], recency_order: list[str], *, k: float = 60, w_bm25: float = 1.5, w_recency: float = 1.0
+    bm25_order: list[str],
+    recency_order: list[str],
+    *,
+    k: float = 60,
+    w_bm25: float = 1.5,
+    w_recency: float = 1.0,
+    expanded_order: list[str] | None = None,
+    w_expanded: float = 0.0,
 ) -> list[Ranked]:
-    """Reciprocal Rank Fusion of two rankings (1-based ranks), best first; ties go to
-    the newer group (group ids increase with time)."""
+    """Reciprocal Rank Fusion (1-based ranks): score = sum of w / (k + rank) over the
+    rankings a group is in. Best first; ties go to the newer group (ids grow with time)."""
+    expanded_order = expanded_order or []
     b = {g: i + 1 for i, g in enumerate(bm25_order)}
     r = {g: i + 1 for i, g in enumerate(recency_order)}
+    e = {g: i + 1 for i, g in enumerate(expanded_order)}
     out = []
-    for gid in dict.fromkeys([*bm25_order, *recency_order]):
-        score = (w_bm25 / (k + b[gid]) if gid in b else 0.0) + (w_recency / (k + r[gid]) if gid in r else 0.0)
-        out.append(Ranked(gid, score, b.get(gid), r.get(gid)))
+    for gid in dict.fromkeys([*bm25_order, *recency_order, *expanded_order]):
+        score = sum(w / (k + ranks[gid]) for ranks, w in ((b, w_bm25), (r, w_recency), (e, w_expanded)) if gid in ranks)
+        out.append(Ranked(gid, score, b.get(gid), r.get(gid), e.get(gid)))
     out.sort(key=lambda x: x.group_id, reverse=True)
     return sorted(out, key=lambda x: -x.score)  # stable: equal scores stay newest first
+
+
+def expansion_terms(messages: list[Message], terms: list[str], n: int) -> list[str]:
+    """Pseudo-relevance feedback: the `n` informative words that occur in most of the
+    top hits' messages, other than the query's own."""
+    if n <= 0:
+        return []
+    have = set(terms)
+    counts: Counter[str] = Counter()
+    for msg in messages:
+        counts.update({w for w in words(msg.content) if informative(w) and w not in have and not w.isdigit()})
+    return [w for w, c in counts.most_common(n) if c > 1 or len(messages) == 1]
 
 
 class RankedStrategy:
@@ -86,10 +117,20 @@ class RankedStrategy:
         recent = source.last_group_ids(sid, max(candidates, keep_last, 1))  # newest first
         latest = source.latest_user(sid)
         current = latest.group_id if latest is not None and latest.group_id else (recent[0] if recent else None)
-        hits = [g for g, _ in source.search_groups(sid, fts_query(terms), candidates + 1) if g != current][:candidates]
+        searched = source.search_groups(sid, fts_query(terms), TAIL_FACTOR * candidates + 1)
+        found = [g for g, _ in searched if g != current]
+        hits, tail = found[:candidates], found[candidates:TAIL_FACTOR * candidates]
         # subset rule: when the search found groups, only they are ranked by recency (newest first)
         recency = sorted(hits, reverse=True) if hits else [g for g in recent if g != current]
-        ranked = rrf(hits, recency, k=k, w_bm25=w_b, w_recency=w_r)
+        extra = expansion_terms(source.messages_of_groups(sid, hits[:_FEEDBACK_GROUPS]), terms,
+                                int(option(session, "ranked_expansion_terms"))) if hits else []
+        wider = source.search_groups(sid, fts_query(terms + extra), TAIL_FACTOR * candidates + 1) if extra else []
+        expanded_all = [g for g, _ in wider if g != current]
+        expanded = expanded_all[:candidates]
+        if expanded_all:  # the tail follows the expanded query: it found the same groups and more
+            tail = [g for g in expanded_all[candidates:] if g not in hits]
+        ranked = rrf(hits, recency, k=k, w_bm25=w_b, w_recency=w_r, expanded_order=expanded,
+                     w_expanded=float(option(session, "ranked_expansion_weight")))
 
         mandatory: list[str] = []
         for gid in [current, *recent[:keep_last], *source.system_group_ids(sid)]:
@@ -98,7 +139,8 @@ class RankedStrategy:
 
         room = budget - MARKER_TOKENS - estimate(GAPS_LAYER) if budget > 0 else 0
         cap = session.context_size  # the original's "top N groups"; 0 = as many as fit
-        chosen, used, loaded = self._fill(source, sid, current, mandatory, [r.group_id for r in ranked], room, cap)
+        order_of_preference = [r.group_id for r in ranked] + tail  # then further BM25 hits, beyond the fused ones
+        chosen, used, loaded = self._fill(source, sid, current, mandatory, order_of_preference, room, cap)
         filled: list[str] = []
         if cap <= 0 or len(chosen) < cap + len(mandatory):
             filled = self._fill_recent(source, sid, current, chosen, used, room, cap, len(mandatory), loaded)
@@ -107,13 +149,16 @@ class RankedStrategy:
         messages = source.messages_of_groups(sid, order, include_ungrouped=True)
         gaps = bool(order) and sorted(order, reverse=True) != source.last_group_ids(sid, len(order))
         notes = self._notes(terms, hits, ranked, mandatory, chosen, filled, order, gaps, budget)
+        if extra:
+            notes.insert(1, f"Query expansion from the top {_FEEDBACK_GROUPS} hits: {' '.join(extra)} "
+                            f"({len(expanded)} group(s) found with it, fused as a third ranking).")
         return Selection(tuple(messages), tuple(notes), GAPS_LAYER if gaps else "")
 
     def _fill(
         self, source: HistorySource, sid: str, current: str | None, mandatory: list[str], ranked: list[str],
         room: int, cap: int,
     ) -> tuple[list[str], int, dict[str | None, list[Message]]]:
-        loaded = group_map(source.messages_of_groups(sid, list(dict.fromkeys([*mandatory, *ranked]))))
+        loaded = group_map(source.messages_of_groups(sid, mandatory))
         chosen: list[str] = []
         used = 0
         for gid in mandatory:
@@ -121,17 +166,22 @@ class RankedStrategy:
                 chosen.append(gid)
                 used += group_cost(loaded.get(gid, []), active=gid == current)
         optional = 0
-        for gid in ranked:
-            if gid in chosen or gid not in loaded:
-                continue
-            if cap > 0 and optional >= cap:
+        for start in range(0, len(ranked), _FILL_BATCH):  # load as far down the ranking as the room reaches
+            batch = [g for g in ranked[start : start + _FILL_BATCH] if g not in loaded]
+            loaded.update(group_map(source.messages_of_groups(sid, batch)))
+            for gid in ranked[start : start + _FILL_BATCH]:
+                if gid in chosen or gid not in loaded:
+                    continue
+                if cap > 0 and optional >= cap:
+                    return chosen, used, loaded
+                size = group_cost(loaded[gid], active=False)
+                if room > 0 and used + size > room:
+                    continue  # a smaller, lower-ranked group may still fit
+                chosen.append(gid)
+                used += size
+                optional += 1
+            if room > 0 and room - used < _MIN_ROOM:
                 break
-            size = group_cost(loaded[gid], active=False)
-            if room > 0 and used + size > room:
-                continue  # a smaller, lower-ranked group may still fit
-            chosen.append(gid)
-            used += size
-            optional += 1
         return chosen, used, loaded
 
     def _fill_recent(
@@ -175,8 +225,9 @@ class RankedStrategy:
         picked = set(chosen)
         top = [r for r in ranked if r.group_id in picked and r.group_id not in mandatory][:12]
         if top:
-            notes.append("Chosen by RRF (score; BM25 rank; recency rank): " + ", ".join(
-                f"{r.group_id} ({r.score:.4f}; {r.bm25_rank or '-'}; {r.recency_rank or '-'})" for r in top)
+            notes.append("Chosen by RRF (score; BM25 rank; recency rank; expanded-query rank): " + ", ".join(
+                f"{r.group_id} ({r.score:.4f}; {r.bm25_rank or '-'}; {r.recency_rank or '-'}; "
+                f"{r.expanded_rank or '-'})" for r in top)
                 + (" …" if len([r for r in ranked if r.group_id in picked]) > len(top) else "") + ".")
         if filled:
             notes.append(f"Filled with {len(filled)} more recent group(s) to use the "

@@ -1,0 +1,42 @@
+"""The new ledger tables: migrations on an existing ledger, /session clear and clone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from slop.records import NewMessage, Role
+from slop.store import Store
+from slop.store.context_source import StoreHistory
+from slop.store.db import Database
+from slop.store.migrations import MIGRATIONS, migrate, schema_version
+
+from .conftest import SID, add_group
+
+
+def test_migrating_an_old_ledger_indexes_its_history(tmp_path: Path) -> None:
+    path = str(tmp_path / "old.db")
+    db = Database(path)
+    migrate(db, MIGRATIONS[:1])  # a ledger from before the context strategies
+    db.execute("INSERT INTO messages(session_id, role, content, group_id) VALUES ('s', 'user', 'zebra stripes', '1')")
+    db.close()
+    store = Store.open(path)
+    try:
+        assert schema_version(store.db) == len(MIGRATIONS) >= 3
+        assert StoreHistory.of(store).search_groups("s", '"zebra"', 5)[0][0] == "1"
+    finally:
+        store.close()
+
+
+def test_clear_takes_the_context_tables_and_clone_stays_searchable(ledger: Store) -> None:
+    gid = add_group(ledger, "the yak shaving plan", "shaved")
+    history = StoreHistory.of(ledger)
+    history.archive.pin(SID, gid)
+    history.archive.record_file_read(SID, "a.py")
+    ledger.sessions.clone(SID, "copy", int(ledger.messages.new_group_id()))
+    assert [g for g, _ in history.search_groups("copy", '"yak"', 5)] != []
+    ledger.sessions.clear(SID)
+    for table in ("context_pins", "context_log", "files_read", "context_archive", "context_compactions"):
+        assert ledger.db.scalar(f"SELECT COUNT(*) FROM {table} WHERE session_id=?", (SID,)) == 0
+    assert history.search_groups(SID, '"yak"', 5) == []
+    ledger.messages.append(SID, None, NewMessage(Role.USER, "fresh start"))
+    assert ledger.messages.count(SID) == 1
