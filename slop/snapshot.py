@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from slop.context import layers as L
 from slop.context.assemble import AssemblyConfig, Snapshot, assemble, build_layers
 from slop.context.budget import prompt_budget
 from slop.context.strategies import ContextStrategy, Maintenance, Selection, Summarizer, WindowStrategy
 from slop.context.truncate import TruncationConfig
+from slop.parser import parse
 from slop.records import Prompt, Role, SessionInfo, ToolSpec
 from slop.store import Store
 from slop.store.context_source import StoreHistory
@@ -30,6 +32,11 @@ class ContextService:
     exact_tokens: Callable[[], bool]
     truncation: TruncationConfig = TruncationConfig()  # noqa: RUF009 - frozen, shared safely
     system_prompt: str = L.SYSTEM_PROMPT
+
+    def __post_init__(self) -> None:
+        # A stored row never changes, and the same window is parsed on every model call:
+        # parse each tool-call row once (pair integrity needs the call ids of every row).
+        self._parse = lru_cache(maxsize=PARSE_CACHE_SIZE)(parse)
 
     def strategy_for(self, session: SessionInfo) -> ContextStrategy:
         return self.strategies.get(session.context_mode) or WindowStrategy()
@@ -70,8 +77,13 @@ class ContextService:
         return assemble(self.snapshot(session_name, parsing_strategy, model), self._config())
 
     def _config(self) -> AssemblyConfig:
-        return AssemblyConfig(truncation=self.truncation, count=self.count, exact_tokens=self.exact_tokens(),
-                              system_prompt=self.system_prompt)
+        return AssemblyConfig(
+            truncation=self.truncation,
+            count=self.count,
+            exact_tokens=self.exact_tokens(),
+            system_prompt=self.system_prompt,
+            parse=self._parse,
+        )
 
     def validate_input(self, session_name: str, text: str) -> str | None:
         """The session strategy's objection to a user input (e.g. too long), or None."""

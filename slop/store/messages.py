@@ -110,8 +110,16 @@ class Messages:
                 (session_id,),
             )
             return to_messages(rows)
-        gids = self.last_group_ids(session_id, n)
-        return self.messages_of_groups(session_id, gids, include_ungrouped=True)
+        # One statement: the N newest visible group ids bound the range, then the rows of
+        # that range (hidden rows excluded) in order; rows without a group always come.
+        rows = self._db.tuples(
+            f"WITH g AS (SELECT DISTINCT group_id FROM messages WHERE session_id=?1 AND group_id IS NOT NULL"
+            f" AND status NOT IN {_HIDDEN} ORDER BY group_id DESC LIMIT ?2)"
+            f" SELECT {_COLUMNS} FROM messages WHERE session_id=?1 AND status NOT IN {_HIDDEN}"
+            " AND (group_id >= (SELECT MIN(group_id) FROM g) OR group_id IS NULL) ORDER BY id",
+            (session_id, n),
+        )
+        return to_messages(rows)
 
     def messages_of_groups(
         self, session_id: str, group_ids: list[str], *, include_ungrouped: bool = False, include_hidden: bool = False
