@@ -38,7 +38,28 @@ def time_version(cmd: str, runs: int) -> list[float]:
     return times
 
 
-def time_to_prompt(cmd: str, runs: int) -> list[float]:
+FLOORS = {
+    # the same harness on programs that do (almost) nothing: what no code of ours can beat
+    "bare python, print one line": "import sys, os\nprint('slop <W: floor', flush=True)\nos.read(0, 1)\n",
+    "bare prompt_toolkit prompt with a toolbar": (
+        "from prompt_toolkit import PromptSession\nimport sqlite3\n"
+        "try:\n    PromptSession(bottom_toolbar='slop <W: floor').prompt('> ')\nexcept EOFError:\n    pass\n"
+    ),
+}
+
+
+def time_floors(runs: int) -> dict[str, float]:
+    medians = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, code in FLOORS.items():
+            script = Path(tmp) / "floor.py"
+            script.write_text(code)
+            times = time_to_prompt(sys.executable, runs, [str(script)])
+            medians[name] = round(statistics.median(times), 4)
+    return medians
+
+
+def time_to_prompt(cmd: str, runs: int, args: list[str] | None = None) -> list[float]:
     times = []
     with tempfile.TemporaryDirectory() as tmp:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "GEMINI", "GOOGLE"))}
@@ -47,7 +68,7 @@ def time_to_prompt(cmd: str, runs: int) -> list[float]:
             project = Path(tmp) / f"p{i}"
             project.mkdir()
             start = time.perf_counter()
-            child = pexpect.spawn(cmd, cwd=str(project), env=env, dimensions=(40, 120), encoding="utf-8")
+            child = pexpect.spawn(cmd, args or [], cwd=str(project), env=env, dimensions=(40, 120), encoding="utf-8")
             # answer prompt_toolkit's cursor-position request as a terminal does, then wait for the modeline
             while child.expect(["slop <W:", "\x1b\\[6n"], timeout=20) == 1:
                 child.send("\x1b[1;1R")
@@ -74,6 +95,7 @@ def main() -> int:
         "prompt_median_s": round(statistics.median(prompt), 4),
         "version_targets_s": 0.10,
         "prompt_target_s": 0.35,
+        "floors_s": time_floors(args.runs),
     }
     if args.json:
         print(json.dumps(result))
@@ -84,6 +106,8 @@ def main() -> int:
         print(
             f"time to prompt   median {result['prompt_median_s'] * 1000:.0f} ms  (target <= 350 ms, {args.runs} runs)"
         )
+        for name, value in result["floors_s"].items():
+            print(f"  floor, same harness: {name:<42} median {value * 1000:.0f} ms")
     return 0
 
 
