@@ -57,23 +57,24 @@ def build(path: Path, size: int, rng: random.Random) -> None:
         for i in range(n):
             start = rng.randrange(len(text) - 1000)
             content = text[start : start + rng.randint(50, 950)]
-            role, kind, call = "user", "completed", None
+            role, kind, call, call_ids = "user", "completed", None, None
             if i and i == n - 1:
                 role = "assistant"  # the turn's final answer
             elif i % 2:  # an assistant tool call (provider-native JSON) ...
-                role, kind = "assistant", "tool_call"
+                role, kind, call_ids = "assistant", "tool_call", f"c{gid}-{i}"
                 content = openai_native("", [ToolCall(f"c{gid}-{i}", "read_file", json.dumps({"path": content[:40]}))])
             elif i:  # ... and its result
                 role, call = "tool", f"c{gid}-{i - 1}"
             row_status = status if status == "dropped" else kind
             size_tokens = len(content) // 4
-            rows.append((session, role, content, row_status, str(gid), call, "openai", size_tokens, size_tokens))
+            row = (session, role, content, row_status, str(gid), call, "openai", size_tokens, size_tokens, call_ids)
+            rows.append(row)
         written += n
         if len(rows) >= 20_000 or written >= size:
             with db.transaction():
                 db.executemany(
                     "INSERT INTO messages(session_id, role, content, status, group_id, tool_call_id,"
-                    " parsing_strategy, tokens, content_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " parsing_strategy, tokens, content_tokens, call_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     rows,
                 )
             rows = []
@@ -146,7 +147,8 @@ def main() -> int:
         print(f"{'messages':>10} {'window':>6} {'msgs/window':>11} {'cold median ms':>14} {'cold p99 ms':>11}"
               f" {'warm median ms':>14}")
         for r in results:
-            row = (r["messages"], r["window"], r["messages_in_window"], r["median_ms"], r["p99_ms"], r["warm_median_ms"])
+            keys = ("messages", "window", "messages_in_window", "median_ms", "p99_ms", "warm_median_ms")
+            row = tuple(r[k] for k in keys)
             print("{:>10} {:>6} {:>11} {:>14} {:>11} {:>14}".format(*row))
     return 0
 

@@ -180,6 +180,7 @@ class Orchestrator:
                 parsing_strategy=provider.strategy,
                 tokens=weight,
                 reasoning=reply.reasoning or None,
+                call_ids="\n".join(call.id for call in reply.tool_calls),
             )
         elif reply.text or reply.reasoning or not reply.cancelled:
             status = Status.INTERRUPTED if reply.cancelled else Status.COMPLETED

@@ -68,6 +68,7 @@ class Message:
     created_at: str = ""
     reasoning: str | None = None
     content_tokens: int = 0
+    call_ids: str | None = None  # tool-call rows: the ids of their calls, newline-separated
 
     @property
     def is_tool_related(self) -> bool:
@@ -85,6 +86,7 @@ class NewMessage:
     parsing_strategy: str | None = None
     tokens: int | None = None  # None: count with the tokenizer on insert
     reasoning: str | None = None
+    call_ids: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,7 +40,9 @@ def enforce_pairs(messages: list[Message], parse: Parse = parse) -> list[Message
     results: set[str] = set()
     for msg in messages:
         if msg.role == Role.ASSISTANT and msg.status == Status.TOOL_CALL:
-            calls_by_row[msg.id] = {c.id for c in parse(msg).tool_calls}
+            calls_by_row[msg.id] = (
+                set(msg.call_ids.split("\n")) if msg.call_ids else {c.id for c in parse(msg).tool_calls}
+            )
         elif msg.role == Role.TOOL and msg.tool_call_id:
             results.add(msg.tool_call_id)
     complete_calls: set[str] = set()

@@ -18,7 +18,8 @@ _HIDDEN = "('" + "','".join(Status.HIDDEN) + "')"
 # constructor's arguments: window loads build ~200 records per model call.
 _COLUMNS = (
     "id, session_id, role, COALESCE(content, ''), COALESCE(status, 'completed'), group_id, tool_call_id,"
-    " parsing_strategy, COALESCE(tokens, 0), COALESCE(created_at, ''), reasoning, COALESCE(content_tokens, 0)"
+    " parsing_strategy, COALESCE(tokens, 0), COALESCE(created_at, ''), reasoning, COALESCE(content_tokens, 0),"
+    " call_ids"
 )
 
 
@@ -60,8 +61,8 @@ class Messages:
                 tokens = msg.tokens if msg.tokens is not None else own
                 cur = self._db.execute(
                     "INSERT INTO messages(session_id, role, content, status, group_id, tool_call_id,"
-                    " parsing_strategy, tokens, reasoning, content_tokens, created_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, strftime('%Y-%m-%d %H:%M:%f', 'now'))",
+                    " parsing_strategy, tokens, reasoning, content_tokens, call_ids, created_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, strftime('%Y-%m-%d %H:%M:%f', 'now'))",
                     (
                         session_id,
                         msg.role,
@@ -73,6 +74,7 @@ class Messages:
                         tokens,
                         msg.reasoning,
                         own,
+                        msg.call_ids,
                     ),
                 )
                 ids.append(int(cur.lastrowid or 0))

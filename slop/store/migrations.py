@@ -93,7 +93,11 @@ CREATE TABLE IF NOT EXISTS tools (
 );
 """
 
-MIGRATIONS: tuple[str, ...] = (M001_INITIAL, M002_HISTORY_SEARCH, M003_CONTEXT_ARCHIVE)
+# The call ids a tool-call row issued, written when it is stored, so pair integrity on
+# every model call does not have to parse each row's provider JSON again.
+M004_CALL_IDS = "ALTER TABLE messages ADD COLUMN call_ids TEXT;"
+
+MIGRATIONS: tuple[str, ...] = (M001_INITIAL, M002_HISTORY_SEARCH, M003_CONTEXT_ARCHIVE, M004_CALL_IDS)
 
 
 def schema_version(db: Database) -> int:

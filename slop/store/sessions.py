@@ -163,7 +163,8 @@ class Sessions:
         for r in rows:
             cur = self._db.execute(
                 "INSERT INTO messages(session_id, role, content, tool_call_id, status, created_at, group_id,"
-                " parsing_strategy, tokens, reasoning, content_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " parsing_strategy, tokens, reasoning, content_tokens, call_ids)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     target,
                     r["role"],
@@ -176,6 +177,7 @@ class Sessions:
                     r["tokens"],
                     r["reasoning"],
                     r["content_tokens"],
+                    r["call_ids"],
                 ),
             )
             if r["hidden_from"] is not None:

@@ -259,4 +259,6 @@ def test_parallel_tool_calls_are_stored_in_call_order(make_app: AppFactory, fake
     app.engine.handle("two commands")
     tools = [m for m in rows(app) if m.role == Role.TOOL]
     assert ["first" in tools[0].content, "second" in tools[1].content] == [True, True]
+    call_row = next(m for m in rows(app) if m.status == Status.TOOL_CALL)
+    assert call_row.call_ids == "\n".join(t.tool_call_id or "" for t in tools)  # kept for pair checks
     assert time.monotonic() - started < 2.0
