@@ -298,6 +298,33 @@ def _dedent(line: str, width: int) -> str:
     return expanded[cut:]
 
 
+class _LineBuffer:
+    """Splits streamed text into complete lines and keeps the unfinished one (in pieces,
+    so a long line arriving in many chunks is joined once, not on every chunk)."""
+
+    def __init__(self) -> None:
+        self._pieces: list[str] = []
+
+    def feed(self, delta: str) -> list[str]:
+        """The lines `delta` completes (without their newline)."""
+        if "\n" not in delta:
+            self._pieces.append(delta)
+            return []
+        first, *middle, rest = delta.split("\n")
+        lines = ["".join(self._pieces) + first, *middle]
+        self._pieces = [rest] if rest else []
+        return lines
+
+    def pending(self) -> str:
+        return "".join(self._pieces)
+
+    def take(self) -> str:
+        """The unfinished line, removed from the buffer."""
+        rest = self.pending()
+        self._pieces = []
+        return rest
+
+
 class MarkdownStream:
     """Renders a markdown reply fed as deltas, each settled block exactly once.
 
@@ -320,7 +347,7 @@ class MarkdownStream:
         self._code_theme = code_theme
         self._max_rows = max_tail_rows
         self._region = None if self._out.plain else _LiveRegion(console, self._tail, refresh_interval, clock)
-        self._partial: list[str] = []  # pieces of the current, incomplete line
+        self._partial = _LineBuffer()  # the current, incomplete line
         self._lines: list[str] = []  # complete lines of the unsettled block, with "\n"
         self._rows = 0  # estimated rendered height of self._lines
         self._has_content = False  # self._lines holds a non-blank line
@@ -344,14 +371,8 @@ class MarkdownStream:
         """Add a piece of the reply."""
         if self._closed or not delta:
             return
-        if "\n" not in delta:
-            self._partial.append(delta)
-        else:
-            first, *middle, rest = delta.split("\n")
-            head = "".join(self._partial) + first
-            self._partial = [rest] if rest else []
-            for line in (head, *middle):
-                self._on_line(line.rstrip("\r") + "\n")
+        for line in self._partial.feed(delta):
+            self._on_line(line.rstrip("\r") + "\n")
         if self._region is not None:
             self._region.show()
 
@@ -362,8 +383,7 @@ class MarkdownStream:
         self._closed = True
         if self._region is not None:
             self._region.close()
-        rest = "".join(self._partial)
-        self._partial = []
+        rest = self._partial.take()
         if rest:
             self._on_line(rest.rstrip("\r") + "\n")
         self._candidate = None
@@ -386,7 +406,7 @@ class MarkdownStream:
         Read from local references only: another thread printing a notice renders
         the live tail while `feed` may be changing the state.
         """
-        partial = "".join(self._partial)
+        partial = self._partial.pending()
         code, fence, lines = self._code, self._code_fence, self._lines
         if code is not None:
             return "".join(code) + _dedent(partial, fence.indent if fence is not None else 0)
@@ -582,20 +602,16 @@ class ReasoningStream:
         self._style = style
         self._icon = icons_for(console).thought
         self._region = None if self._out.plain else _LiveRegion(console, self._tail, refresh_interval, clock)
-        self._partial: list[str] = []
+        self._partial = _LineBuffer()
         self._printed = False
         self._closed = False
 
     def feed(self, delta: str) -> None:
         if self._closed or not delta:
             return
-        if "\n" in delta:
-            first, *middle, rest = delta.split("\n")
-            lines = ["".join(self._partial) + first, *middle]
-            self._partial = [rest] if rest else []
+        lines = self._partial.feed(delta)
+        if lines:
             self._print_lines(lines)
-        else:
-            self._partial.append(delta)
         if self._region is not None:
             self._region.show()
 
@@ -605,8 +621,7 @@ class ReasoningStream:
         self._closed = True
         if self._region is not None:
             self._region.close()
-        rest = "".join(self._partial)
-        self._partial = []
+        rest = self._partial.take()
         if rest.strip():
             self._print_lines([rest])
 
@@ -630,7 +645,7 @@ class ReasoningStream:
         self._printed = True
 
     def _tail(self) -> RenderableType | None:
-        text = "".join(self._partial)
+        text = self._partial.pending()
         if not text.strip():
             return None
         self.stats.tail_renders += 1
