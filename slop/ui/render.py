@@ -341,6 +341,10 @@ class Renderer:
         self._notice(self.icons.thought, text, REASONING_STYLE)
 
     def _notice(self, icon: str, text: str, style: str) -> None:
+        if not self.console.is_terminal:
+            # piped or scripted output: one message, one line, for grep and log readers
+            self.console.out(f"{icon} {text}", highlight=False)
+            return
         self._out.print(prefixed(icon, Text(text, style=style)))
 
     # ------------------------------------------------------------ general output

@@ -52,3 +52,18 @@ def test_view_copies_are_read_only(tmp_path: Path) -> None:
     probe = script(tmp_path, f'stat -c %a "$1" > {tmp_path}/mode')
     edit_text("view me", ".txt", read_only=True, env={"EDITOR": probe})
     assert (tmp_path / "mode").read_text().strip() == "444"
+
+
+def test_notices_to_a_pipe_are_one_line_each() -> None:
+    import io
+
+    from rich.console import Console
+
+    from slop.ui.render import Renderer
+
+    out = io.StringIO()
+    renderer = Renderer(Console(file=out, width=40, force_terminal=False))
+    message = "no model provider is configured: set OPENAI_API_KEY or GEMINI_API_KEY, then restart slop"
+    renderer.error(message)
+    renderer.info("short")
+    assert out.getvalue().splitlines() == [f"✘ {message}", "ℹ short"]
