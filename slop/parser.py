@@ -29,7 +29,6 @@ from typing import Any
 from slop.records import HistoryEntry, Message, ParsedMessage, Prompt, Role, Status, Strategy, ToolCall
 
 __all__ = [
-    "display_text",
     "gemini_args",
     "gemini_contents",
     "gemini_native",
@@ -196,11 +195,6 @@ def gemini_args(arguments: str) -> dict[str, Any]:
 
 
 # ---- building a provider's history ---------------------------------------------------
-def display_text(entry: HistoryEntry) -> str:
-    """The text of a plain (non tool-call) history entry as sent."""
-    return entry.content
-
-
 def openai_messages(prompt: Prompt) -> list[dict[str, Any]]:
     """Chat Completions `messages` for the prompt."""
     out: list[dict[str, Any]] = [{"role": "system", "content": prompt.system_text}]

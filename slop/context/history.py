@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from slop.parser import parse
-from slop.records import Message, ParsedMessage, Role, Status, Strategy, strategies_compatible
+from slop.records import Message, ParsedMessage, Role, Status, strategies_compatible
 
 Parse = Callable[[Message], ParsedMessage]
 
@@ -16,12 +16,9 @@ def isolate(messages: list[Message], strategy: str, parse: Parse = parse) -> lis
 
     A foreign tool-call row that carried assistant text is kept as plain text, so the
     new model still sees what was said."""
-    compatible = {s for s in (*Strategy.ALL, None, "") if strategies_compatible(s, strategy)}
     out: list[Message] = []
     for msg in messages:
-        if not msg.is_tool_related or msg.parsing_strategy in compatible or strategies_compatible(
-            msg.parsing_strategy, strategy
-        ):
+        if not msg.is_tool_related or strategies_compatible(msg.parsing_strategy, strategy):
             out.append(msg)
             continue
         if msg.role == Role.ASSISTANT:

@@ -80,10 +80,6 @@ class Messages:
                 ids.append(int(cur.lastrowid or 0))
         return ids
 
-    def set_tokens(self, message_id: int, tokens: int) -> None:
-        with self._db.transaction():
-            self._db.execute("UPDATE messages SET tokens=? WHERE id=?", (tokens, message_id))
-
     # ---- reading -------------------------------------------------------------------
     def get(self, message_id: int) -> Message | None:
         rows = self._db.tuples(f"SELECT {_COLUMNS} FROM messages WHERE id=?", (message_id,))
