@@ -211,6 +211,11 @@ class Prompt:
     budget: int = 0
     notes: tuple[str, ...] = ()
     token_estimate_exact: bool = True
+    tool_tokens: int = 0  # the tool definitions the request carries
+
+    @property
+    def history_tokens(self) -> int:
+        return sum(e.tokens for e in self.history)
 
     @property
     def system_text(self) -> str:
@@ -218,4 +223,4 @@ class Prompt:
 
     @property
     def total_tokens(self) -> int:
-        return sum(layer.tokens for layer in self.layers) + sum(e.tokens for e in self.history)
+        return sum(layer.tokens for layer in self.layers) + self.tool_tokens + self.history_tokens

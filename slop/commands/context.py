@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from slop.commands import context_modes
 from slop.commands.base import Command, CommandContext, Proceed, parse_int, split_sub, usage_error
-from slop.context.show import format_prompt
+from slop.context.show import ShowContext, format_brief, format_prompt
 from slop.errors import CommandError
 from slop.parser import parse
 from slop.records import Role, Status
 
-CONTEXT_USAGE = "/context show|window N|rebuild|drop GID|restore GID|" + context_modes.USAGE
+SHOW_USAGE = "/context show [--brief|--full|--raw] [NEXT MESSAGE…]"
+SHOW_FLAGS = ("--brief", "--full", "--raw")
+CONTEXT_USAGE = (
+    "/context show [--brief|--full|--raw] [TEXT…]|window N|rebuild|drop GID|restore GID|" + context_modes.USAGE
+)
 MESSAGE_USAGE = "/message list [N]|show GID|remove GID"
 
 
@@ -22,12 +26,49 @@ def context_cmd(ctx: CommandContext, args: str) -> Proceed | None:
     return None
 
 
-def _show(ctx: CommandContext, _: str) -> None:
-    prompt = ctx.orchestrator.prompt_for(ctx.session)
-    if prompt is None:
+def _show(ctx: CommandContext, rest: str) -> None:
+    """The next request as if NEXT MESSAGE (else a placeholder) were sent now."""
+    flag, text = _show_args(rest)
+    preview = ctx.orchestrator.preview(ctx.session, text)
+    if flag == "--raw":
+        body = preview.wire_body()
+        if body is None:
+            raise CommandError(
+                "no model provider is configured, so there is no wire format to show; set OPENAI_API_KEY or "
+                "GEMINI_API_KEY (or /model openai:NAME), or use /context show without --raw"
+            )
+        ctx.io.data(body)
         return
     info = ctx.store.sessions.get(ctx.session)
-    ctx.io.view(format_prompt(prompt, mode=info.context_mode, window=info.context_size), ".txt")
+    where = ShowContext(
+        provider=f"{preview.provider.strategy}:{preview.provider.model}" if preview.provider else "none",
+        wire=preview.prompt.strategy,
+        mode=info.context_mode,
+        window=info.context_size if info.context_mode in ("window", "ranked") else None,
+        placeholder=preview.text if preview.placeholder else "",
+    )
+    full = format_prompt(preview.prompt, where)
+    if flag == "--full":
+        opened = ctx.io.page(full, ".txt")
+        if opened:
+            ctx.io.info(f"the full request ({full.count(chr(10)) + 1} lines) was opened in {opened}")
+        return
+    height = ctx.io.screen_height()
+    if flag == "--brief" or (height and full.count("\n") + 1 > height - 3):
+        ctx.io.plain(format_brief(preview.prompt, where, max_lines=max(0, height - 3)))
+        ctx.io.info("every layer and message as sent: /context show --full (opens $EDITOR or a pager)")
+        return
+    ctx.io.view(full, ".txt")
+
+
+def _show_args(rest: str) -> tuple[str, str]:
+    """(flag or "", NEXT MESSAGE) from `[--brief|--full|--raw] [TEXT…]`."""
+    word, _, text = rest.partition(" ")
+    if not word.startswith("--"):
+        return "", rest.strip()
+    if word not in SHOW_FLAGS:
+        raise usage_error(SHOW_USAGE, f"unknown option {word!r} for /context show")
+    return word, text.strip()
 
 
 def _window(ctx: CommandContext, rest: str) -> None:
@@ -158,6 +199,8 @@ def _complete_context(ctx: CommandContext, words: list[str]) -> list[str]:
         return ctx.store.messages.last_group_ids(ctx.session, 20, include_hidden=True)
     if words[0] == "mode":
         return list(ctx.orchestrator.context.strategies)
+    if words[0] == "show" and len(words) == 2:
+        return list(SHOW_FLAGS)
     return []
 
 

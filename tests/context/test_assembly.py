@@ -58,11 +58,15 @@ def test_layers_in_seed_order() -> None:
         )
     )
     names = [layer.name for layer in prompt.layers]
-    assert names == ["system prompt", "tools", "skills", "history guidelines", "state", "scratchpad", "memos"]
+    # the tools go out once, as function definitions: no text layer repeats them
+    assert names == ["system prompt", "skills", "history guidelines", "state", "scratchpad", "memos"]
     text = prompt.system_text
-    assert text.index("## Available Tools") < text.index("### Skill: planner") < text.index("## Global State")
-    assert "query_db" in text and "- read_file: Read a file" in text and "- [sqlite] use WAL" in text
+    assert text.index("### Skill: planner") < text.index("## Global State")
+    assert "query_db" in text and "- [sqlite] use WAL" in text and "## Available Tools" not in text
     assert all(layer.tokens > 0 for layer in prompt.layers)
+    # ... and their definitions are counted in the total
+    assert prompt.tool_tokens > 0
+    assert prompt.total_tokens == sum(layer.tokens for layer in prompt.layers) + prompt.tool_tokens
 
 
 def test_markers_on_first_and_current_request() -> None:
@@ -73,6 +77,17 @@ def test_markers_on_first_and_current_request() -> None:
     history = build(ledger.rows).history  # type: ignore[attr-defined]
     assert history[0].content == BEGIN_MARKER + "hi"
     assert history[-1].content == CURRENT_MARKER + "next"
+
+
+def test_current_request_marker_stays_on_every_call_of_the_turn() -> None:
+    ledger = Ledger()
+    ledger.add(Role.USER, "hi", "1")
+    ledger.add(Role.ASSISTANT, "hello", "1")
+    ledger.tool_turn("2", ["out"])  # the second call of turn 2: its request is no longer last
+    history = build(ledger.rows).history  # type: ignore[attr-defined]
+    request = next(e for e in history if e.message.group_id == "2" and e.message.role == Role.USER)
+    assert request.content == CURRENT_MARKER + "task 2"
+    assert sum(CURRENT_MARKER in e.content for e in history) == 1
 
 
 def test_three_tiers_and_hint() -> None:
