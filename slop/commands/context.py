@@ -5,7 +5,7 @@ from __future__ import annotations
 from slop.commands import context_modes
 from slop.commands.base import Command, CommandContext, Proceed, parse_int, split_sub, usage_error
 from slop.context.show import ShowContext, format_brief, format_prompt
-from slop.errors import CommandError
+from slop.errors import CommandError, ConfigError
 from slop.parser import parse
 from slop.records import Role, Status
 
@@ -33,7 +33,7 @@ def _show(ctx: CommandContext, rest: str) -> None:
     if flag == "--raw":
         body = preview.wire_body()
         if body is None:
-            raise CommandError(
+            raise ConfigError(
                 "no model provider is configured, so there is no wire format to show; set OPENAI_API_KEY or "
                 "GEMINI_API_KEY (or /model openai:NAME), or use /context show without --raw"
             )
