@@ -80,7 +80,9 @@ def _window(ctx: CommandContext, rest: str) -> None:
     n = parse_int(rest, "the window size", usage)
     if n < 0:
         raise usage_error(usage, "the window size cannot be negative")
+    before = ctx.store.sessions.get(ctx.session).context_size
     ctx.store.sessions.set_context_size(ctx.session, n)
+    ctx.store.log_event(ctx.session, "window", f"window {before} -> {n} group(s) (0 = all)")
     ctx.io.success("full history in context" if n == 0 else f"rolling window: last {n} group(s)")
 
 
@@ -129,7 +131,7 @@ def message_cmd(ctx: CommandContext, args: str) -> Proceed | None:
     elif sub == "remove":
         gid = resolve_gid(ctx, rest, "/message remove GID")
         result = ctx.store.remove_group(ctx.session, gid)
-        ctx.io.success(f"group {gid} deleted ({result.messages} messages)")
+        ctx.io.success(f"group {gid} deleted ({result.messages} messages){_scratchpad_note(result.scratchpad)}")
     else:
         raise usage_error(MESSAGE_USAGE, f"unknown /message sub-command {sub!r}" if sub else "missing sub-command")
     return None
@@ -183,13 +185,21 @@ def undo_cmd(ctx: CommandContext, args: str) -> Proceed | None:
     if result is None:
         ctx.io.info("nothing to undo")
         return None
-    extra = "; scratchpad restored" if result.scratchpad_restored else ""
     state = ctx.store.sessions.state(ctx.session)
     ctx.io.success(
-        f"undid group {result.group_id} ({result.messages} messages){extra}; "
+        f"undid group {result.group_id} ({result.messages} messages){_scratchpad_note(result.scratchpad)}; "
         + ("STATE is back to the previous one" if state else "no STATE remains")
     )
     return None
+
+
+def _scratchpad_note(outcome: str) -> str:
+    """What an undo / remove did to the scratchpad, in words."""
+    if outcome == "restored":
+        return "; scratchpad restored to the version before that group"
+    if outcome.startswith("kept: "):
+        return f"; scratchpad left as it is ({outcome.removeprefix('kept: ')} after that group)"
+    return ""
 
 
 def _complete_context(ctx: CommandContext, words: list[str]) -> list[str]:
