@@ -168,6 +168,8 @@ class Orchestrator:
                 reply.group_id = gid
                 if reply.interrupted or reply.text:
                     self._store_partial(session, gid, provider, reply.text)
+                if step == 1 and reply.error:
+                    self._mark_failed(session, gid, sink)
                 return reply
             self._store_reply(session, gid, provider, reply)
             answer += reply.text
@@ -268,6 +270,12 @@ class Orchestrator:
             state = extract_state(reply.text) if reply.text and not reply.cancelled else None
             if state:
                 self.store.sessions.push_state(session, gid, state)
+
+    def _mark_failed(self, session: str, gid: str, sink: EventSink) -> None:
+        """The first call of a turn failed: the request stays in the ledger, marked
+        failed, so it is not sent with later requests (the model never answered it)."""
+        self.store.messages.set_group_status(session, gid, Status.FAILED)
+        sink.info("your message is kept, marked failed: it is not sent with later requests; /retry sends it again")
 
     def _store_partial(self, session: str, gid: str, provider: Provider, text: str) -> None:
         if text:

@@ -34,7 +34,8 @@ class Status:
     DROPPED = "dropped"  # soft-deleted by /context drop: in the ledger, out of every context
     COMPACTED = "compacted"  # replaced in context by a summary; still in the ledger
     ARCHIVED = "archived"  # moved to cold storage by the relevance strategy
-    HIDDEN = (DROPPED, COMPACTED, ARCHIVED)
+    FAILED = "failed"  # a request whose model call failed: kept, never sent again; /retry resends it
+    HIDDEN = (DROPPED, COMPACTED, ARCHIVED, FAILED)
 
 
 class Strategy:

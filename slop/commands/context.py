@@ -202,6 +202,17 @@ def _scratchpad_note(outcome: str) -> str:
     return ""
 
 
+def retry_cmd(ctx: CommandContext, args: str) -> Proceed | None:
+    """Send the latest failed request again: its failed group goes, the text is a new turn."""
+    failed = ctx.store.messages.latest_failed_request(ctx.session)
+    if failed is None:
+        ctx.io.info("nothing to retry: no failed message in this session (/undo, then send again, redoes a turn)")
+        return None
+    gid, text = failed
+    ctx.store.remove_group(ctx.session, gid, event="retry")
+    return Proceed(text)
+
+
 def _complete_context(ctx: CommandContext, words: list[str]) -> list[str]:
     if len(words) <= 1:
         return list(_CONTEXT_SUBS)
@@ -241,6 +252,13 @@ COMMANDS = (
         aliases=("/messages",),
         subcommands=("list", "show", "remove"),
         complete=_complete_message,
+    ),
+    Command(
+        "/retry",
+        "Send the last message whose model call failed again",
+        "/retry",
+        "Context & History",
+        retry_cmd,
     ),
     Command(
         "/undo",

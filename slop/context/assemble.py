@@ -14,10 +14,23 @@ from slop.context.history import enforce_pairs, group_order, isolate
 from slop.context.tokens import estimate
 from slop.context.truncate import TruncationConfig, limit_for, sandwich
 from slop.parser import parse
-from slop.records import HistoryEntry, Layer, Memo, Message, ParsedMessage, Prompt, Role, SessionInfo, Skill, ToolSpec
+from slop.records import (
+    HistoryEntry,
+    Layer,
+    Memo,
+    Message,
+    ParsedMessage,
+    Prompt,
+    Role,
+    SessionInfo,
+    Skill,
+    Status,
+    ToolSpec,
+)
 
 BEGIN_MARKER = "## Begin Conversation History\n"
 CURRENT_MARKER = "## End of History\n\n### CURRENT REQUEST\n"
+INTERRUPTED_NOTE = "\n\n[interrupted by the user]"  # so the model knows the reply is cut short
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +120,9 @@ def history_entries(history: list[Message], config: AssemblyConfig) -> list[Hist
     entries = []
     for msg in history:
         own = msg.content_tokens or estimate(msg.content)
+        if msg.role == Role.ASSISTANT and msg.status == Status.INTERRUPTED:
+            entries.append(HistoryEntry(msg, msg.content + INTERRUPTED_NOTE, own + config.count(INTERRUPTED_NOTE)))
+            continue
         if msg.role != Role.TOOL:
             entries.append(HistoryEntry(msg, msg.content, own))
             continue

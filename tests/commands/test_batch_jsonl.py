@@ -132,6 +132,7 @@ def test_provider_401_exits_1(fake_llm: FakeLLM, tmp_path: Path, project: Path) 
     done = _slop(fake_llm, tmp_path, project, "--prompt", "hi", "--output-format", "jsonl")
     assert done.returncode == 1
     events = _events(done)
-    assert [e["type"] for e in events] == ["user", "error", "done"]
+    assert [e["type"] for e in events] == ["user", "error", "info", "done"]
+    assert "/retry" in events[2]["text"]  # the message is kept, marked failed
     assert "401" in events[1]["text"]
     assert events[-1]["ok"] is False and events[-1]["error"]
