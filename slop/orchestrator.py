@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from slop.context.assemble import CURRENT_MARKER
 from slop.context.state import extract_state
 from slop.context.strategies import Summarizer
 from slop.context.tokens import estimate
@@ -300,15 +301,31 @@ class Orchestrator:
 
     def rebuild_state(self, session: str, sink: EventSink, cancel: threading.Event | None = None) -> str:
         """Ask the model for a fresh STATE from the current window; without a model,
-        fall back to the last STATE found in the window."""
+        fall back to the last STATE found in the window.
+
+        One call, not a turn: the instruction rides after the window the next request
+        would carry and is not stored, so it takes no window slot and leaves no group;
+        the STATE it returns is tied to the latest group (an /undo of it takes it back)."""
         provider = self.provider()
-        if provider is not None:
-            result = self.run_turn(session, REBUILD_REQUEST, sink, cancel)
-            if result.ok and extract_state(result.text):
-                return "STATE rebuilt by the model from the current window."
-            if result.ok:
-                return "the model's answer had no usable ### STATE block; the previous STATE is kept."
-        return self._state_from_window(session)
+        if provider is None:
+            return self._state_from_window(session)
+        base = self.context.prompt(session, provider.strategy, provider.model)
+        request = Message(0, session, Role.USER, REBUILD_REQUEST, content_tokens=estimate(REBUILD_REQUEST))
+        entry = HistoryEntry(request, CURRENT_MARKER + REBUILD_REQUEST, request.content_tokens)
+        history = tuple(  # the instruction is the current request now, not the last user message
+            replace(e, content=e.content.removeprefix(CURRENT_MARKER)) for e in base.history
+        )
+        prompt = replace(base, history=(*history, entry))
+        reply = self._call(provider, prompt, sink, cancel or threading.Event())
+        if isinstance(reply, TurnResult):
+            return "the STATE rebuild call failed; the previous STATE is kept."
+        if reply.usage:
+            self.store.usage.record(session, None, reply.usage)
+        state = extract_state(reply.text) if not reply.cancelled else None
+        if not state:
+            return "the model's answer had no usable ### STATE block; the previous STATE is kept."
+        self.store.sessions.push_state(session, self.store.messages.last_group_id(session), state)
+        return "STATE rebuilt by the model from the current window."
 
     def _state_from_window(self, session: str) -> str:
         prompt = self.context.prompt(session, "openai", "")

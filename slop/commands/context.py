@@ -145,13 +145,12 @@ def _list(ctx: CommandContext, rest: str) -> None:
     if not groups:
         ctx.io.info(f"no messages in session '{ctx.session}' yet")
         return
-    info = ctx.store.sessions.get(ctx.session)
-    visible = set(ctx.store.messages.last_group_ids(ctx.session, info.context_size)) if info.context_size else None
+    # What the next request carries, whatever the mode (the same preview /context show prints).
+    sent = {e.message.group_id for e in ctx.orchestrator.preview(ctx.session).prompt.history}
     rows = []
     for g in groups:
         prompt = " ".join(g.prompt.split())
-        in_window = g.status == "active" and (visible is None or g.group_id in visible)
-        state = "yes" if in_window else ("no" if g.status == "active" else g.status)
+        state = "yes" if g.group_id in sent else ("no" if g.status == "active" else g.status)
         rows.append(
             [g.group_id, prompt[:50] + ("…" if len(prompt) > 50 else ""), str(g.tokens or "-"), str(g.messages), state]
         )

@@ -85,3 +85,25 @@ def test_clone_does_not_copy_usage(make_app: AppFactory, fake_llm: FakeLLM) -> N
     assert [m.content for m in app.store.messages.window("copy", 0)] == ["hi", "hello"]
 
 def _unused(rec: Recorder) -> None: ...
+
+
+def test_message_list_in_context_column_follows_the_mode(make_app: AppFactory, fake_llm: FakeLLM) -> None:
+    app, rec = make_app()
+    gids = [_turn(app, fake_llm, f"topic {word} question", word, i) for i, word in enumerate(
+        ("websocket", "invoice", "weather", "parser", "invoice rounding"))]
+
+    def column() -> dict[str, str]:
+        app.engine.handle("/message list")
+        lines = rec.kinds("table")[-1].splitlines()[1:]
+        return {line.split(" | ")[0]: line.split(" | ")[-1] for line in lines}
+
+    # window 5 counts the next message too: the four newest groups go with it, the oldest not
+    assert [column()[g] for g in gids] == ["no", "yes", "yes", "yes", "yes"]
+    app.engine.handle("/context set messages 4")
+    app.engine.handle("/context mode messages")  # the last 4 messages with the next one: fewer groups
+    sent = {e.message.group_id for e in app.orchestrator.preview("default").prompt.history}
+    assert [column()[g] for g in gids] == ["yes" if g in sent else "no" for g in gids]
+    assert column()[gids[0]] == "no" and column()[gids[-1]] == "yes"
+    app.engine.handle("/context mode window")
+    app.engine.handle(f"/context drop {gids[1]}")
+    assert column()[gids[1]] == "dropped"

@@ -231,10 +231,18 @@ def test_rebuild_asks_the_model_for_a_fresh_state(make_app: AppFactory, fake_llm
     app.engine.handle("first")
     fresh = STATE.replace("greet", "rebuilt")
     fake_llm.enqueue_text(fresh)
+    app.engine.handle("/context window 1")
     app.engine.handle("/context rebuild")
     assert app.store.sessions.state("default") == fresh
     assert "rebuilt by the model" in rec.kinds("info")[-1]
-    assert "Rebuild the ### STATE" in fake_llm.last_request("chat").json["messages"][-1]["content"]
+    sent = fake_llm.last_request("chat").json["messages"]
+    assert "Rebuild the ### STATE" in sent[-1]["content"]
+    # the instruction took no window slot: with a window of 1 the group "first" is still sent ...
+    assert any(m["role"] == "user" and m["content"].endswith("first") for m in sent)
+    assert sum("### CURRENT REQUEST" in (m["content"] or "") for m in sent) == 1
+    # ... and it left no group behind: the next request holds "first", not the instruction
+    assert [m.content for m in rows(app) if m.role == Role.USER] == ["first"]
+    assert app.store.messages.last_group_ids("default", 0) == [app.store.messages.last_group_id("default")]
 
 
 def test_rebuild_without_a_model_uses_the_last_state_in_the_window(make_app: AppFactory, fake_llm: FakeLLM) -> None:
