@@ -38,6 +38,11 @@ class ContextService:
         # parse each tool-call row once (pair integrity needs the call ids of every row).
         self._parse = lru_cache(maxsize=PARSE_CACHE_SIZE)(parse)
 
+    def offered_tools(self) -> tuple[ToolSpec, ...]:
+        """The tools the model is offered: every registered one not disabled in the `tools` table."""
+        disabled = self.store.catalog.disabled_tools()
+        return tuple(spec for spec in self.tool_specs() if spec.name not in disabled)
+
     def strategy_for(self, session: SessionInfo) -> ContextStrategy:
         return self.strategies.get(session.context_mode) or WindowStrategy()
 
@@ -57,7 +62,7 @@ class ContextService:
             strategy=parsing_strategy,
             state=self.store.sessions.state(session_name),
             skills=tuple(active),
-            tools=tuple(self.tool_specs()),
+            tools=self.offered_tools(),
             budget=budget,
         )
         # Strategies get the room the history may use: the budget minus the system layers

@@ -115,7 +115,10 @@ def definitions_tokens(tools: Sequence[ToolSpec], count: Callable[[str], int]) -
 def history_entries(history: list[Message], config: AssemblyConfig) -> list[HistoryEntry]:
     """Apply three-tier truncation to tool results; everything else passes whole."""
     active = history[-1].group_id if history else None
-    active_results = [m.id for m in history if m.role == Role.TOOL and m.group_id == active and active]
+    paged = paged_call_ids(history, active, config)
+    active_results = [
+        m.id for m in history if m.role == Role.TOOL and m.group_id == active and active and m.tool_call_id not in paged
+    ]
     rank_from_end = {mid: len(active_results) - 1 - i for i, mid in enumerate(active_results)}
     entries = []
     for msg in history:
@@ -124,6 +127,9 @@ def history_entries(history: list[Message], config: AssemblyConfig) -> list[Hist
             entries.append(HistoryEntry(msg, msg.content + INTERRUPTED_NOTE, own + config.count(INTERRUPTED_NOTE)))
             continue
         if msg.role != Role.TOOL:
+            entries.append(HistoryEntry(msg, msg.content, own))
+            continue
+        if msg.tool_call_id in paged:  # a query_db page of the running turn: already at most one page
             entries.append(HistoryEntry(msg, msg.content, own))
             continue
         in_active = msg.id in rank_from_end
@@ -135,6 +141,21 @@ def history_entries(history: list[Message], config: AssemblyConfig) -> list[Hist
             scaled = max(1, round(own * len(text) / max(1, len(msg.content))))
             entries.append(HistoryEntry(msg, text, scaled, truncated=True))
     return entries
+
+
+PAGED_TOOLS = ("query_db",)  # tools whose results are pages the model asked for
+
+
+def paged_call_ids(history: list[Message], active: str | None, config: AssemblyConfig) -> set[str]:
+    """Call ids of the running turn's query_db calls: their results stay whole while the
+    turn runs (truncating one would point the model at the very row it just read)."""
+    if not active:
+        return set()
+    ids: set[str] = set()
+    for msg in history:
+        if msg.group_id == active and msg.status == Status.TOOL_CALL:
+            ids |= {c.id for c in config.parse(msg).tool_calls if c.name in PAGED_TOOLS}
+    return ids
 
 
 def fit_budget(entries: list[HistoryEntry], room: int) -> tuple[list[HistoryEntry], list[str]]:

@@ -23,7 +23,7 @@ def _system_of_next_request(app: App) -> str:
     return str(body["messages"][0]["content"])
 
 def test_state_falls_back_when_its_group_is_dropped_or_removed(make_app: AppFactory, fake_llm: FakeLLM) -> None:
-    app, rec = make_app()
+    app, _rec = make_app()
     _turn(app, fake_llm, "plan A", "alpha", 1)
     b = _turn(app, fake_llm, "plan B", "bravo", 2)
     assert "Goal: bravo" in _system_of_next_request(app)
@@ -76,7 +76,7 @@ def test_context_log_records_every_manual_change(make_app: AppFactory, fake_llm:
     assert a in table and b in table and "window 5 -> 3" in table and "window -> ranked" in table
 
 def test_clone_does_not_copy_usage(make_app: AppFactory, fake_llm: FakeLLM) -> None:
-    app, rec = make_app()
+    app, _rec = make_app()
     fake_llm.enqueue_text("hello", usage=(100, 20))
     app.engine.handle("hi")
     assert app.store.usage.session_total("default") == 120

@@ -58,7 +58,7 @@ def test_request_matches_context_show(make_app: AppFactory, fake_llm: FakeLLM) -
         assert layer.text in shown
     tool_msgs = [m for m in body["messages"] if m["role"] == "tool"]
     seq = next(m for m in tool_msgs if "2000" in m["content"] or "TRUNCATED" in m["content"])
-    assert "TRUNCATED. Use query_db" in seq["content"] and len(seq["content"]) <= 340  # inactive group: 300 chars
+    assert "TRUNCATED: characters" in seq["content"] and len(seq["content"]) <= 300  # inactive group: 300 chars
     for message in body["messages"][1:]:
         if message.get("content"):
             assert message["content"] in shown
