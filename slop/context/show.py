@@ -43,8 +43,7 @@ def header(prompt: Prompt, where: ShowContext) -> list[str]:
     window = f" | window: {'all' if where.window == 0 else where.window}" if where.window is not None else ""
     lines = [
         "=== Next request ===",
-        f"provider: {where.provider} | wire: {WIRES.get(where.wire, where.wire)}"
-        f" | context mode: {where.mode}{window}",
+        f"provider: {where.provider} | wire: {WIRES.get(where.wire, where.wire)} | context mode: {where.mode}{window}",
         f"total: {prompt.total_tokens} tokens"
         + (
             f" of a {prompt.budget} token budget ({100 * prompt.total_tokens // max(1, prompt.budget)}%)"

@@ -80,9 +80,7 @@ class Store:
 
     def restore_group(self, session_id: str, group_id: str) -> int:
         with self.db.transaction():
-            count = self.messages.set_group_status(
-                session_id, group_id, Status.COMPLETED, only_from=Status.DROPPED
-            )
+            count = self.messages.set_group_status(session_id, group_id, Status.COMPLETED, only_from=Status.DROPPED)
             if count:
                 self.archive.log(session_id, "restore", f"{count} message(s) back in context", group_id)
             return count

@@ -26,8 +26,11 @@ def test_long_output_is_stored_whole_and_the_hint_pages_it(make_app: AppFactory,
     fake_llm.enqueue_text("noted")
     app.engine.handle("what came out?")
     shown = _tool_results(fake_llm)[0]
-    found = re.search(r"characters (\d+)-(\d+) of (\d+) not shown; page: query_db\(sql=\"(SELECT substr\(content, "
-                      r"\1, 4000\) FROM messages WHERE id=(\d+))\"\)", shown)
+    found = re.search(
+        r"characters (\d+)-(\d+) of (\d+) not shown; page: query_db\(sql=\"(SELECT substr\(content, "
+        r"\1, 4000\) FROM messages WHERE id=(\d+))\"\)",
+        shown,
+    )
     assert found is not None, shown
     start, end, length, sql, row_id = found.groups()
     assert int(length) == len(row.content) and int(row_id) == row.id and int(start) < int(end) < int(length)
@@ -53,8 +56,10 @@ def test_query_db_pages_are_never_truncated_in_the_running_turn(make_app: AppFac
 
 def test_a_big_query_result_is_one_page_with_the_way_on(make_app: AppFactory, fake_llm: FakeLLM) -> None:
     app, _rec = make_app()
-    sql = ("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 150) "
-           "SELECT 'row ' || i || ' ' || printf('%.80c', 'y') FROM n")
+    sql = (
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 150) "
+        "SELECT 'row ' || i || ' ' || printf('%.80c', 'y') FROM n"
+    )
     fake_llm.enqueue_tool_calls([("query_db", {"sql": sql})])
     fake_llm.enqueue_text("ok")
     app.engine.handle("list things")
@@ -66,8 +71,9 @@ def test_a_big_query_result_is_one_page_with_the_way_on(make_app: AppFactory, fa
 def test_memos_the_model_sees_are_readable_with_query_db(make_app: AppFactory, fake_llm: FakeLLM) -> None:
     app, _rec = make_app()
     app.ctx.memos.add("the staging server listens on 8443", ["staging", "port"])
-    fake_llm.enqueue_tool_calls([("query_db", {"sql": "SELECT content, semantic_tags FROM llm_memos"}),
-                                 ("describe_db", {})])
+    fake_llm.enqueue_tool_calls(
+        [("query_db", {"sql": "SELECT content, semantic_tags FROM llm_memos"}), ("describe_db", {})]
+    )
     fake_llm.enqueue_text("found it")
     app.engine.handle("which port does staging use?")
     memo_rows, schema = _tool_results(fake_llm)
@@ -92,5 +98,3 @@ def test_a_disabled_tool_is_neither_offered_nor_run(make_app: AppFactory, fake_l
     app.engine.handle("again")
     assert "execute_bash" in {t["function"]["name"] for t in fake_llm.last_request("chat").json["tools"]}
     assert not app.engine.handle("/tool disable no_such_tool").ok
-
-

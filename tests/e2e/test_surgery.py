@@ -10,6 +10,7 @@ from tests.recording import Recorder
 
 STATE = "### STATE\nGoal: {goal}\nContext: app.py\nResolved: -\nTechnical Anchors: port {port}"
 
+
 def _turn(app: App, fake: FakeLLM, text: str, goal: str, port: int, scratch: tuple[str, str] | None = None) -> str:
     if scratch:
         fake.enqueue_tool_calls([("manage_scratchpad", {"action": scratch[0], "content": scratch[1]})])
@@ -17,10 +18,12 @@ def _turn(app: App, fake: FakeLLM, text: str, goal: str, port: int, scratch: tup
     assert app.engine.handle(text).ok
     return app.store.messages.last_group_id("default") or ""
 
+
 def _system_of_next_request(app: App) -> str:
     body = app.orchestrator.preview("default", "next").wire_body()
     assert body is not None
     return str(body["messages"][0]["content"])
+
 
 def test_state_falls_back_when_its_group_is_dropped_or_removed(make_app: AppFactory, fake_llm: FakeLLM) -> None:
     app, _rec = make_app()
@@ -36,6 +39,7 @@ def test_state_falls_back_when_its_group_is_dropped_or_removed(make_app: AppFact
     app.engine.handle(f"/message remove {b}")
     assert "Goal: alpha" in _system_of_next_request(app)
 
+
 def test_removing_an_older_group_keeps_later_scratchpad_changes(make_app: AppFactory, fake_llm: FakeLLM) -> None:
     app, rec = make_app()
     a = _turn(app, fake_llm, "write a plan", "a", 1, scratch=("update", "PLAN v1"))
@@ -44,6 +48,7 @@ def test_removing_an_older_group_keeps_later_scratchpad_changes(make_app: AppFac
     app.engine.handle(f"/message remove {a}")
     assert app.store.sessions.scratchpad("default") == "PLAN v1\n- step two"
     assert "scratchpad left as it is (changed by group" in rec.kinds("success")[-1]
+
 
 def test_undo_never_overwrites_a_later_edit_by_the_user(make_app: AppFactory, fake_llm: FakeLLM) -> None:
     app, rec = make_app()
@@ -61,19 +66,29 @@ def test_undo_never_overwrites_a_later_edit_by_the_user(make_app: AppFactory, fa
     assert app.store.sessions.scratchpad("default") == edited
     assert "scratchpad restored to the version before that group" in rec.kinds("success")[-1]
 
+
 def test_context_log_records_every_manual_change(make_app: AppFactory, fake_llm: FakeLLM) -> None:
     app, rec = make_app()
     a = _turn(app, fake_llm, "one", "a", 1)
     b = _turn(app, fake_llm, "two", "b", 2)
     _turn(app, fake_llm, "three", "c", 3)
-    for line in (f"/context drop {a}", f"/context restore {a}", f"/context pin {b}", "/undo",
-                 f"/message remove {a}", "/context window 3", "/context mode ranked", "/context budget 9000"):
+    for line in (
+        f"/context drop {a}",
+        f"/context restore {a}",
+        f"/context pin {b}",
+        "/undo",
+        f"/message remove {a}",
+        "/context window 3",
+        "/context mode ranked",
+        "/context budget 9000",
+    ):
         assert app.engine.handle(line).ok, line
     app.engine.handle("/context log")
     table = rec.kinds("table")[-1]
     events = [row.split(" | ")[1] for row in table.splitlines()[1:]]
     assert events == ["drop", "restore", "pin", "undo", "remove", "window", "mode", "budget"]
     assert a in table and b in table and "window 5 -> 3" in table and "window -> ranked" in table
+
 
 def test_clone_does_not_copy_usage(make_app: AppFactory, fake_llm: FakeLLM) -> None:
     app, _rec = make_app()
@@ -84,13 +99,16 @@ def test_clone_does_not_copy_usage(make_app: AppFactory, fake_llm: FakeLLM) -> N
     assert app.store.usage.session_total("copy") == 0
     assert [m.content for m in app.store.messages.window("copy", 0)] == ["hi", "hello"]
 
+
 def _unused(rec: Recorder) -> None: ...
 
 
 def test_message_list_in_context_column_follows_the_mode(make_app: AppFactory, fake_llm: FakeLLM) -> None:
     app, rec = make_app()
-    gids = [_turn(app, fake_llm, f"topic {word} question", word, i) for i, word in enumerate(
-        ("websocket", "invoice", "weather", "parser", "invoice rounding"))]
+    gids = [
+        _turn(app, fake_llm, f"topic {word} question", word, i)
+        for i, word in enumerate(("websocket", "invoice", "weather", "parser", "invoice rounding"))
+    ]
 
     def column() -> dict[str, str]:
         app.engine.handle("/message list")

@@ -300,7 +300,9 @@ def test_failed_requests_are_not_sent_later_and_retry_resends(make_app: AppFacto
     assert users[-1].endswith("### CURRENT REQUEST\nthird try") and len(users) == 2
     texts = [(m.content, m.status) for m in all_rows(app) if m.role == Role.USER]
     assert texts == [
-        ("first try", Status.FAILED), ("second try", Status.FAILED), ("a new question", Status.COMPLETED),
+        ("first try", Status.FAILED),
+        ("second try", Status.FAILED),
+        ("a new question", Status.COMPLETED),
         ("third try", Status.COMPLETED),
     ]
     assert "nothing to retry" not in rec.text
