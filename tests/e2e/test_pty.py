@@ -275,12 +275,13 @@ def _ctx(t: Term) -> float:
 
 
 def test_modeline_ctx_is_the_next_request_and_follows_surgery(term, fake_llm: FakeLLM) -> None:  # type: ignore[no-untyped-def]
-    fake_llm.enqueue_text("long answer " + "word " * 3000)
+    fake_llm.enqueue_text("long answer " + "word " * 3000 + "end-of-long")
     fake_llm.enqueue_text("short answer")
     t = term()
     t.prompt()
     t.enter("first question")
-    t.expect("short answer|word word")
+    t.expect("end-of-long")
+    t.prompt()
     t.enter("second question")
     t.expect("short answer")
     with_both = _ctx(t)
