@@ -174,3 +174,24 @@ def test_a_due_summary_is_announced_not_previewed(make_app: AppFactory, fake_llm
     assert len(fake_llm.requests) == seen  # a preview never calls the model
     assert "will ask the model for a summary" in rec.viewed[-1]
     assert "compact" not in [e[0] for e in app.store.db.query("SELECT event FROM context_log")]  # nothing changed
+
+
+def test_code_assist_preview_equals_the_sent_envelope_but_its_prompt_id(
+    make_app: AppFactory, gca_env: FakeLLM, token_file: Any
+) -> None:
+    """The third wire format: the Code Assist envelope, where only `user_prompt_id` (new
+    for every request) differs."""
+    assert token_file.exists()  # in the home make_app uses
+    app, rec = make_app("gemini", force="gemini_gca", model="gemini-2.5-pro")
+    s = Session(app, rec, gca_env)
+    s.turn("read hello.py please", tools=[("read_file", {"path": "hello.py"})], goal="read")
+    s.run("/context show --raw what does it print")
+    preview = rec.data_values[-1]
+    seen = len(gca_env.requests)
+    s.turn("what does it print", goal="print")
+    sent = next(r.json for r in gca_env.requests[seen:] if "GenerateContent" in r.path)
+    assert preview["user_prompt_id"] != sent["user_prompt_id"]
+    assert {**preview, "user_prompt_id": ""} == {**sent, "user_prompt_id": ""}
+    assert preview["project"] == "fake-project" and preview["request"]["contents"][-1]["parts"][0]["text"].endswith(
+        "### CURRENT REQUEST\nwhat does it print"
+    )
