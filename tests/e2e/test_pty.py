@@ -296,3 +296,22 @@ def test_modeline_ctx_is_the_next_request_and_follows_surgery(term, fake_llm: Fa
     t.enter("/context window 1")
     t.expect("last 1 group")
     assert _ctx(t) < with_both - 2000
+
+
+def test_context_show_full_opens_the_editor_and_says_so(term, fake_llm: FakeLLM, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    copy = tmp_path / "seen.txt"
+    editor = _editor_script(tmp_path, "viewer", f'cp "$1" "{copy}"')
+    fake_llm.enqueue_text("an answer")
+    t = term(EDITOR=editor)
+    t.prompt()
+    t.enter("hello there")
+    t.expect("an answer")
+    t.prompt()
+    t.enter("/context show --full what next")
+    t.expect(r"the full request \(\d+ lines\) was opened in a read-only copy in ")
+    shown = copy.read_text()
+    assert shown.startswith("=== Next request ===") and "### CURRENT REQUEST\nwhat next" in shown
+    t.prompt()
+    t.enter("/context show --brief")
+    t.expect("current request")
+    t.expect(r"/context show --full \(opens \$EDITOR or a pager\)")
