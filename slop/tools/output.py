@@ -57,7 +57,9 @@ def line_count(text: str) -> str:
     if not notes:
         return plural(kept, "line")
     kept -= len(notes)  # the note lines themselves
-    return f"{plural(kept + sum(int(n) for n in notes), 'line')} ({kept} kept)"
+    # Each cut splits one line in two (its start ends the head, its end starts the tail).
+    total = kept + sum(int(n) for n in notes) - len(notes)
+    return f"{plural(total, 'line')} ({kept} kept)"
 
 
 def plural(count: int, word: str, many: str | None = None) -> str:

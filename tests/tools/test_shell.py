@@ -127,3 +127,12 @@ def test_background_process_does_not_hang(ctx: ToolContext) -> None:
     assert "started" in result.content and "background" in result.content
     for pid in _live_pids_with(marker):
         os.kill(pid, 9)
+
+
+def test_the_line_count_of_a_capped_output_says_how_many_were_kept(ctx: ToolContext) -> None:
+    from slop.tools.output import line_count
+
+    result = run_tool(ctx, "execute_bash", command="seq 1 500000")  # 3.4 MB: over the 1 MiB cap
+    kept = len(result.content.splitlines()) - 1  # without the cut note
+    assert line_count(result.content) == f"500002 lines ({kept} kept)"  # exit line + header + 500,000
+    assert 100_000 < kept < 200_000
