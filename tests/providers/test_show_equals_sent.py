@@ -195,3 +195,11 @@ def test_code_assist_preview_equals_the_sent_envelope_but_its_prompt_id(
     assert preview["project"] == "fake-project" and preview["request"]["contents"][-1]["parts"][0]["text"].endswith(
         "### CURRENT REQUEST\nwhat does it print"
     )
+
+
+def test_extra_body_fields_are_previewed_where_the_sdk_puts_them(make_app: AppFactory, fake_llm: FakeLLM) -> None:
+    """--strip-reasoning goes through the SDK's extra_body: on the wire it is a top-level field."""
+    app, rec = make_app(strip_reasoning=True)
+    s = Session(app, rec, fake_llm)
+    s.check("strip reasoning", "hello")
+    assert rec.data_values[-1]["reasoning"] == {"exclude": True} and "extra_body" not in rec.data_values[-1]
