@@ -203,3 +203,17 @@ def test_extra_body_fields_are_previewed_where_the_sdk_puts_them(make_app: AppFa
     s = Session(app, rec, fake_llm)
     s.check("strip reasoning", "hello")
     assert rec.data_values[-1]["reasoning"] == {"exclude": True} and "extra_body" not in rec.data_values[-1]
+
+
+@pytest.mark.parametrize("wire", WIRES)
+def test_every_call_of_a_turn_extends_the_same_prefix(make_app: AppFactory, fake_llm: FakeLLM, wire: str) -> None:
+    """The CURRENT REQUEST marker stays where it was: call 2 of a turn starts with call 1's body."""
+    app, rec = make_app(wire)
+    s = Session(app, rec, fake_llm)
+    s.turn("an earlier question", goal="earlier")
+    seen = len(fake_llm.requests)
+    s.turn("read hello.py", tools=[("read_file", {"path": "hello.py"})], goal="read")
+    first, second = (r.json for r in fake_llm.requests[seen:])
+    key = "messages" if wire == "openai" else "contents"
+    assert second[key][: len(first[key])] == first[key]
+    assert len(second[key]) > len(first[key])
