@@ -90,6 +90,9 @@ class JsonEvents:
     def screen_height(self) -> int:
         return 0
 
+    def screen_width(self) -> int:
+        return 0
+
     def page(self, text: str, suffix: str = ".txt") -> str:
         self.emit("info", text=text)
         return ""

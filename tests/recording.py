@@ -15,6 +15,7 @@ class Recorder:
     paged: list[str] = field(default_factory=list)
     data_values: list[object] = field(default_factory=list)
     height: int = 0  # screen_height(): 0 = no screen, like batch mode
+    width: int = 0
 
     def _add(self, kind: str, text: str = "") -> None:
         self.events.append((kind, text))
@@ -85,6 +86,9 @@ class Recorder:
 
     def screen_height(self) -> int:
         return self.height
+
+    def screen_width(self) -> int:
+        return self.width
 
     def page(self, text: str, suffix: str = ".txt") -> str:
         self.paged.append(text)

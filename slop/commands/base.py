@@ -48,6 +48,10 @@ class CommandIO(Protocol):
         """Lines the screen shows; 0 when there is no screen (a pipe, batch mode)."""
         ...
 
+    def screen_width(self) -> int:
+        """Columns of the screen; 0 when there is no screen."""
+        ...
+
     def page(self, text: str, suffix: str = ".txt") -> str:
         """Open `text` in a read-only $EDITOR copy or a pager and say which ("" when it
         was printed inline because there is no terminal)."""

@@ -55,7 +55,8 @@ def _show(ctx: CommandContext, rest: str) -> None:
         return
     height = ctx.io.screen_height()
     if flag == "--brief" or (height and full.count("\n") + 1 > height - 3):
-        ctx.io.plain(format_brief(preview.prompt, where, max_lines=max(0, height - 3)))
+        width = ctx.io.screen_width() or 100
+        ctx.io.plain(format_brief(preview.prompt, where, width=width - 1, max_lines=max(0, height - 3)))
         ctx.io.info("every layer and message as sent: /context show --full (opens $EDITOR or a pager)")
         return
     ctx.io.view(full, ".txt")

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 
 from slop.parser import parse
@@ -103,7 +104,8 @@ def _entry_lines(entry: HistoryEntry) -> list[str]:
 def format_brief(prompt: Prompt, where: ShowContext, *, width: int = 100, max_lines: int = 0) -> str:
     """One line per layer and per group: GID, first words, tokens, truncated or not, why it
     is in. With `max_lines`, the oldest group lines give way so the whole fits."""
-    lines = [*header(prompt, where), "layers:"]
+    lines = [part for line in header(prompt, where) for part in textwrap.wrap(line, width) or [""]]
+    lines.append("layers:")
     for layer in prompt.layers:
         lines.append(_fit(f"  {layer.name:<20} {layer.tokens:>7} tok  {_words(layer.text)}", width))
     if prompt.tools:

@@ -77,6 +77,9 @@ class TerminalIO:
     def screen_height(self) -> int:
         return self.console.size.height if self.interactive else 0
 
+    def screen_width(self) -> int:
+        return self.console.size.width if self.interactive else 0
+
     def page(self, text: str, suffix: str = ".txt") -> str:
         if not self.interactive:
             self.renderer.plain(text)

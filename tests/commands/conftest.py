@@ -64,6 +64,9 @@ class RecordingIO:
     def screen_height(self) -> int:
         return 0
 
+    def screen_width(self) -> int:
+        return 0
+
     def page(self, text: str, suffix: str = ".txt") -> str:
         self.calls.append(("page", text))
         return "a test pager"

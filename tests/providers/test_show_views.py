@@ -38,11 +38,12 @@ def test_brief_has_one_line_per_layer_and_group(make_app: AppFactory, fake_llm: 
 def test_taller_than_the_screen_shows_brief_that_fits(make_app: AppFactory, fake_llm: FakeLLM) -> None:
     app, rec = make_app()
     _three_turns(app, fake_llm)
-    rec.height = 20
+    rec.height, rec.width = 20, 80
     app.engine.handle("/context show")
     assert not rec.viewed  # the full view was not dumped
     brief = rec.kinds("plain")[-1]
     assert len(brief.splitlines()) <= 17
+    assert all(len(line) < 80 for line in brief.splitlines())  # group and layer lines fit the width
     assert "older group(s) not listed" in brief or "current request" in brief
     rec.height = 0  # no screen (batch, pipe): the full view, inline
     app.engine.handle("/context show")
