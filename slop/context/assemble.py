@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from slop.context import layers as L
+from slop.context.group_cut import cut_current_group
 from slop.context.history import enforce_pairs, group_order, isolate
 from slop.context.tokens import estimate
 from slop.context.truncate import TruncationConfig, limit_for, sandwich
@@ -69,13 +70,19 @@ def assemble(snapshot: Snapshot, config: AssemblyConfig | None = None) -> Prompt
     entries = history_entries(history, config)
     notes = list(snapshot.notes)
     if snapshot.budget > 0:
-        room = snapshot.budget - sum(layer.tokens for layer in layers) - tool_tokens
+        # The markers are added after the guard: keep room for them.
+        markers = config.count(BEGIN_MARKER) + config.count(CURRENT_MARKER)
+        room = snapshot.budget - sum(layer.tokens for layer in layers) - tool_tokens - markers
         entries, dropped = fit_budget(entries, room)
         if dropped:
             notes.append(
                 f"Budget guard: left out {len(dropped)} oldest group(s) to fit {snapshot.budget} tokens: "
                 + ", ".join(dropped)
             )
+        cut = cut_current_group(entries, room, config.truncation.inactive_limit, config.count)
+        entries = cut.entries
+        if cut.note:
+            notes.append(cut.note)
     return Prompt(
         layers=tuple(layers),
         history=tuple(add_markers(entries, config)),

@@ -5,6 +5,8 @@ Tables stay compatible with std::slop's ledger so its SQL works as written
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from slop.store.archive import M003_CONTEXT_ARCHIVE
 from slop.store.db import Database
 from slop.store.search import M002_HISTORY_SEARCH
@@ -97,21 +99,47 @@ CREATE TABLE IF NOT EXISTS tools (
 # every model call does not have to parse each row's provider JSON again.
 M004_CALL_IDS = "ALTER TABLE messages ADD COLUMN call_ids TEXT;"
 
-MIGRATIONS: tuple[str, ...] = (M001_INITIAL, M002_HISTORY_SEARCH, M003_CONTEXT_ARCHIVE, M004_CALL_IDS)
+
+
+def m005_usage_cache(db: Database) -> None:
+    """What the provider billed at the cached-input price, and the reasoning part of the
+    output, per call. A callable so a ledger that already has a column is left alone."""
+    add_column_if_missing(db, "usage", "cached_tokens", "INTEGER DEFAULT 0")
+    add_column_if_missing(db, "usage", "reasoning_tokens", "INTEGER DEFAULT 0")
+
+
+Migration = str | Callable[[Database], None]
+
+MIGRATIONS: tuple[Migration, ...] = (
+    M001_INITIAL,
+    M002_HISTORY_SEARCH,
+    M003_CONTEXT_ARCHIVE,
+    M004_CALL_IDS,
+    m005_usage_cache,
+)
 
 
 def schema_version(db: Database) -> int:
     return int(db.scalar("PRAGMA user_version") or 0)
 
 
-def migrate(db: Database, migrations: tuple[str, ...] = MIGRATIONS) -> int:
+def migrate(db: Database, migrations: tuple[Migration, ...] = MIGRATIONS) -> int:
     """Apply every migration newer than the file's user_version. Returns the new version."""
     version = schema_version(db)
     for number, script in enumerate(migrations, start=1):
         if number <= version:
             continue
         with db.transaction():
-            db.executescript_in_transaction(script)
+            if isinstance(script, str):
+                db.executescript_in_transaction(script)
+            else:
+                script(db)
             db.execute(f"PRAGMA user_version={number}")
         version = number
     return version
+
+
+def add_column_if_missing(db: Database, table: str, column: str, declaration: str) -> None:
+    """ALTER TABLE ... ADD COLUMN, unless a previous (interrupted or raced) run added it."""
+    if column not in {row[1] for row in db.query(f"PRAGMA table_info({table})")}:
+        db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")

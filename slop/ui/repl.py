@@ -24,6 +24,7 @@ from slop import __version__
 from slop.approval import ApprovalPolicy
 from slop.boot import Boot, boot
 from slop.context.budget import prompt_budget
+from slop.providers.prices import price_table, spent_label
 from slop.records import Role, Status, ToolCall
 from slop.settings import Settings
 from slop.ui.completion import LazyCompleter
@@ -70,6 +71,7 @@ class Repl:
         self._last_ctrl_c = 0.0
         self._typed_ahead = ""
         self._next_request: int | None = None  # tokens of the next request (modeline ctx)
+        self._prices = price_table(dict(settings.prices))
 
     # ---- the application, built in the background ----------------------------------
     def start_building(self, delay: float = 0.0) -> None:
@@ -221,9 +223,10 @@ class Repl:
             size = last.prompt_tokens if last else 0
         fill = f"{_k(size)}/{_k(budget)}"
         total = _k(store.usage.session_total(session))
+        spent = spent_label(store.usage.by_model(session), self._prices)
         text = (
             f"slop <W:{window} M:{label} P:{skills} S:{session} T:{info.throttle:g}s> "
-            f"mode:{info.context_mode} ctx {fill} · session {total} tok"
+            f"mode:{info.context_mode} ctx {fill} · session {total} tok{' · ' + spent if spent else ''}"
         )
         parts = [("", text)]
         if time.monotonic() - self._last_ctrl_c < DOUBLE_CTRL_C_SECONDS:
