@@ -95,9 +95,7 @@ def _older_steps(entries: list[HistoryEntry]) -> list[int]:
     return [i for i in range(request + 1, last_step) if entries[i].message.role != Role.USER]
 
 
-def _drop_steps(
-    entries: list[HistoryEntry], older: list[int], total: int, room: int
-) -> tuple[list[HistoryEntry], int]:
+def _drop_steps(entries: list[HistoryEntry], older: list[int], total: int, room: int) -> tuple[list[HistoryEntry], int]:
     """Pass 3: leave out whole older steps (a call row with the results that follow it)."""
     gone: set[int] = set()
     steps = 0

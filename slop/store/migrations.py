@@ -100,7 +100,6 @@ CREATE TABLE IF NOT EXISTS tools (
 M004_CALL_IDS = "ALTER TABLE messages ADD COLUMN call_ids TEXT;"
 
 
-
 def m005_usage_cache(db: Database) -> None:
     """What the provider billed at the cached-input price, and the reasoning part of the
     output, per call. A callable so a ledger that already has a column is left alone."""

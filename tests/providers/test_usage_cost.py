@@ -108,8 +108,12 @@ def test_user_prices_override_and_extend_the_table() -> None:
 def test_slop_prices_env_is_read_and_bad_values_say_what_is_wrong() -> None:
     values = env_settings({"SLOP_PRICES": "my-model=0.5/0.05/2, other=1/4"})
     assert values["prices"] == (("my-model", (0.5, 0.05, 2.0)), ("other", (1.0, 4.0)))
-    for bad, said in (("my-model=abc/1/2", "must be numbers"), ("my-model", "model=INPUT/CACHED/OUTPUT"),
-                      ("m=1/2/3/4", "model=INPUT/CACHED/OUTPUT"), ("m=-1/0/1", "negative")):
+    for bad, said in (
+        ("my-model=abc/1/2", "must be numbers"),
+        ("my-model", "model=INPUT/CACHED/OUTPUT"),
+        ("m=1/2/3/4", "model=INPUT/CACHED/OUTPUT"),
+        ("m=-1/0/1", "negative"),
+    ):
         with pytest.raises(ConfigError, match=said) as info:
             env_settings({"SLOP_PRICES": bad})
         assert "\n" not in str(info.value) and "SLOP_PRICES" in str(info.value)
@@ -121,8 +125,10 @@ def test_an_older_ledger_gains_the_usage_columns_and_keeps_its_rows(tmp_path: Pa
     conn = sqlite3.connect(db)
     conn.execute("PRAGMA user_version=4")  # as written before migration 5 ...
     conn.execute("ALTER TABLE usage DROP COLUMN reasoning_tokens")  # ... half-applied: one column there
-    conn.execute("INSERT INTO usage(session_id, model, prompt_tokens, completion_tokens, total_tokens)"
-                 " VALUES ('s', 'gpt-4o', 10, 2, 12)")
+    conn.execute(
+        "INSERT INTO usage(session_id, model, prompt_tokens, completion_tokens, total_tokens)"
+        " VALUES ('s', 'gpt-4o', 10, 2, 12)"
+    )
     conn.commit()
     conn.close()
     store = Store.open(str(db))
