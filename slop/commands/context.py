@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from slop.commands import context_modes
 from slop.commands.base import Command, CommandContext, Proceed, parse_int, split_sub, usage_error
+from slop.context.layout import layout_of
 from slop.context.show import ShowContext, format_brief, format_prompt
 from slop.errors import CommandError, ConfigError
 from slop.parser import parse
@@ -46,6 +47,7 @@ def _show(ctx: CommandContext, rest: str) -> None:
         mode=info.context_mode,
         window=info.context_size if info.context_mode in ("window", "ranked") else None,
         placeholder=preview.text if preview.placeholder else "",
+        layout=layout_of(info),
     )
     full = format_prompt(preview.prompt, where)
     if flag == "--full":
@@ -226,6 +228,8 @@ def _complete_context(ctx: CommandContext, words: list[str]) -> list[str]:
         return ctx.store.messages.last_group_ids(ctx.session, 20, include_hidden=True)
     if words[0] == "mode":
         return list(ctx.orchestrator.context.strategies)
+    if words[0] == "layout":
+        return ["seed", "cache"]
     if words[0] == "show" and len(words) == 2:
         return list(SHOW_FLAGS)
     return []

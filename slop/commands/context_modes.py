@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from slop.commands.base import CommandContext, parse_int, usage_error
 from slop.context.budget import prompt_budget
+from slop.context.layout import LAYOUT_KEY, LAYOUTS, layout_of
 from slop.context.options import OPTIONS, option, parse_option
 from slop.errors import CommandError
 
@@ -46,8 +47,11 @@ def budget_cmd(ctx: CommandContext, rest: str) -> None:
     if not rest:
         own = ctx.store.sessions.get(ctx.session).budget
         default = prompt_budget(model, 0)
-        ctx.io.info(f"context budget: {own:,} tokens (this session)" if own
-                    else f"context budget: the model's default, {default:,} tokens{f' for {model}' if model else ''}")
+        ctx.io.info(
+            f"context budget: {own:,} tokens (this session)"
+            if own
+            else f"context budget: the model's default, {default:,} tokens{f' for {model}' if model else ''}"
+        )
         return
     n = parse_int(rest.replace(",", "").replace("_", ""), "the budget", usage)
     if n < 0:
@@ -57,8 +61,11 @@ def budget_cmd(ctx: CommandContext, rest: str) -> None:
     before = ctx.store.sessions.get(ctx.session).budget
     ctx.store.sessions.update_settings(ctx.session, budget=n)
     ctx.store.log_event(ctx.session, "budget", f"budget {before:,} -> {n:,} tokens (0 = the model's default)")
-    ctx.io.success(f"context budget: {n:,} tokens" if n
-                   else f"context budget: the model's default ({prompt_budget(model, 0):,} tokens)")
+    ctx.io.success(
+        f"context budget: {n:,} tokens"
+        if n
+        else f"context budget: the model's default ({prompt_budget(model, 0):,} tokens)"
+    )
 
 
 def set_cmd(ctx: CommandContext, rest: str) -> None:
@@ -80,19 +87,44 @@ def set_cmd(ctx: CommandContext, rest: str) -> None:
     ctx.io.success(f"{key} = {parsed:g}")
 
 
+LAYOUT_HELP = {
+    "seed": "every layer in the system instruction, in std::slop's order (the default)",
+    "cache": "stable layers in the system instruction; STATE, scratchpad, memos and files read in one "
+    "message right before the current request, so the prefix stays cacheable",
+}
+
+
+def layout_cmd(ctx: CommandContext, rest: str) -> None:
+    usage = "/context layout [seed|cache]"
+    current = layout_of(ctx.store.sessions.get(ctx.session))
+    if not rest.strip():
+        lines = [f"context layout: {current}"]
+        lines += [f"  {'*' if n == current else ' '} {n:<6} {LAYOUT_HELP[n]}" for n in LAYOUTS]
+        ctx.io.info("\n".join(lines))
+        return
+    name = rest.split()[0].lower()
+    if name not in LAYOUTS:
+        raise usage_error(usage, f"unknown layout {name!r}")
+    ctx.store.sessions.update_settings(ctx.session, **{LAYOUT_KEY: name})
+    ctx.store.log_event(ctx.session, "layout", f"context layout {current} -> {name}")
+    ctx.io.success(f"context layout: {name} ({LAYOUT_HELP[name]}); /context show shows it")
+
+
 def compact_cmd(ctx: CommandContext, rest: str) -> None:
     info = ctx.store.sessions.get(ctx.session)
     service = ctx.orchestrator.context
     if not hasattr(service.strategy_for(info), "maintain"):
-        raise CommandError(f"the {info.context_mode!r} mode does not compact; switch with /context mode compact "
-                           "(or relevance) first")
+        raise CommandError(
+            f"the {info.context_mode!r} mode does not compact; switch with /context mode compact (or relevance) first"
+        )
     provider = ctx.orchestrator.provider()
     summarizer = ctx.orchestrator.summarizer(ctx.session, ctx.cancel)
     if summarizer is None and info.context_mode == "compact":
         ctx.io.error("cannot compact: no model provider is configured to write the summary; nothing changed")
         return
-    result = service.maintain(ctx.session, provider.strategy if provider else "openai", _model(ctx), summarizer,
-                              force=True)
+    result = service.maintain(
+        ctx.session, provider.strategy if provider else "openai", _model(ctx), summarizer, force=True
+    )
     report = "\n".join(result.report) or "nothing to compact"
     (ctx.io.success if result.changed else ctx.io.warning)(report)
 
@@ -146,11 +178,15 @@ def log_cmd(ctx: CommandContext, rest: str) -> None:
         return
     rows = []
     for e in entries:
-        tokens = f"{e.tokens_before:,} -> {e.tokens_after:,}" if e.tokens_before and e.tokens_after else (
-            f"{e.tokens_before:,}" if e.tokens_before else "")
+        tokens = (
+            f"{e.tokens_before:,} -> {e.tokens_after:,}"
+            if e.tokens_before and e.tokens_after
+            else (f"{e.tokens_before:,}" if e.tokens_before else "")
+        )
         rows.append([e.created_at[:19], e.event, e.group_id or "", tokens, e.detail])
-    ctx.io.table(f"Context log of '{ctx.session}' (last {len(rows)})", ["When (UTC)", "Event", "Group", "Tokens",
-                                                                        "Detail"], rows)
+    ctx.io.table(
+        f"Context log of '{ctx.session}' (last {len(rows)})", ["When (UTC)", "Event", "Group", "Tokens", "Detail"], rows
+    )
 
 
 SUBCOMMANDS = {
@@ -162,5 +198,8 @@ SUBCOMMANDS = {
     "pin": pin_cmd,
     "unpin": unpin_cmd,
     "log": log_cmd,
+    "layout": layout_cmd,
 }
-USAGE = "mode [NAME]|budget [TOKENS]|set [KEY VALUE]|compact|recover QUERY|pin GID|unpin GID|log [N]"
+USAGE = (
+    "mode [NAME]|budget [TOKENS]|set [KEY VALUE]|compact|recover QUERY|pin GID|unpin GID|log [N]|layout [seed|cache]"
+)

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from slop.context import layers as L
 from slop.context.group_cut import cut_current_group
 from slop.context.history import enforce_pairs, group_order, isolate
+from slop.context.layout import CONTEXT_HEADER, CONTEXT_MESSAGE_ID, layout_of, split_layers
 from slop.context.tokens import estimate
 from slop.context.truncate import TruncationConfig, limit_for, sandwich
 from slop.parser import parse
@@ -64,7 +65,8 @@ class AssemblyConfig:
 
 def assemble(snapshot: Snapshot, config: AssemblyConfig | None = None) -> Prompt:
     config = config or AssemblyConfig()
-    layers = build_layers(snapshot, config)
+    layers, volatile = split_layers(build_layers(snapshot, config), layout_of(snapshot.session))
+    context_entry = volatile_entry(volatile, config)
     tool_tokens = definitions_tokens(snapshot.tools, config.count)
     history = enforce_pairs(isolate(list(snapshot.history), snapshot.strategy, config.parse), config.parse)
     entries = history_entries(history, config)
@@ -73,6 +75,7 @@ def assemble(snapshot: Snapshot, config: AssemblyConfig | None = None) -> Prompt
         # The markers are added after the guard: keep room for them.
         markers = config.count(BEGIN_MARKER) + config.count(CURRENT_MARKER)
         room = snapshot.budget - sum(layer.tokens for layer in layers) - tool_tokens - markers
+        room -= context_entry.tokens if context_entry else 0
         entries, dropped = fit_budget(entries, room)
         if dropped:
             notes.append(
@@ -85,7 +88,7 @@ def assemble(snapshot: Snapshot, config: AssemblyConfig | None = None) -> Prompt
             notes.append(cut.note)
     return Prompt(
         layers=tuple(layers),
-        history=tuple(add_markers(entries, config)),
+        history=tuple(place_volatile(add_markers(entries, config), context_entry)),
         tools=snapshot.tools,
         tool_tokens=tool_tokens,
         strategy=snapshot.strategy,
@@ -215,3 +218,32 @@ def current_request_index(entries: list[HistoryEntry]) -> int | None:
 
 def _marked(entry: HistoryEntry, marker: str, config: AssemblyConfig) -> HistoryEntry:
     return HistoryEntry(entry.message, marker + entry.content, entry.tokens + config.count(marker), entry.truncated)
+
+
+def volatile_entry(volatile: list[Layer], config: AssemblyConfig) -> HistoryEntry | None:
+    """The cache layout's context message: the volatile layers as one user message."""
+    if not volatile:
+        return None
+    text = CONTEXT_HEADER + "\n\n".join(layer.text for layer in volatile)
+    message = Message(CONTEXT_MESSAGE_ID, "", Role.USER, text)
+    return HistoryEntry(message, text, config.count(text))
+
+
+def place_volatile(entries: list[HistoryEntry], context: HistoryEntry | None) -> list[HistoryEntry]:
+    """The context message goes right before the current request (at the end when the
+    last group has no request), in the request's group and wire format."""
+    if context is None:
+        return entries
+    at = current_request_index(entries) if entries else None
+    if at is None:
+        at = len(entries)
+    anchor = entries[at].message if at < len(entries) else (entries[-1].message if entries else None)
+    if anchor is not None:
+        message = replace(
+            context.message,
+            session_id=anchor.session_id,
+            group_id=anchor.group_id,
+            parsing_strategy=anchor.parsing_strategy,
+        )
+        context = HistoryEntry(message, context.content, context.tokens)
+    return [*entries[:at], context, *entries[at:]]

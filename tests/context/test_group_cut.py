@@ -64,7 +64,7 @@ def test_older_results_go_to_the_short_tier_first(strategy: str) -> None:
     budget = full.total_tokens - 1500
     prompt = build(rows, strategy, budget)
     assert prompt.total_tokens <= budget < full.total_tokens
-    assert [e.message.group_id for e in prompt.history][0] == "1"  # the older group went first
+    assert next(e.message.group_id for e in prompt.history) == "1"  # the older group went first
     request = next(e for e in prompt.history if e.message.role == Role.USER)
     assert request.content.endswith("\n" + REQUEST)  # whole, after its marker
     assert last_step(prompt) == last_step(full)  # the last step is untouched
