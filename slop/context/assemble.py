@@ -13,6 +13,7 @@ from slop.context import layers as L
 from slop.context.group_cut import cut_current_group
 from slop.context.history import enforce_pairs, group_order, isolate
 from slop.context.layout import CONTEXT_HEADER, CONTEXT_MESSAGE_ID, layout_of, split_layers
+from slop.context.options import option
 from slop.context.tokens import estimate
 from slop.context.truncate import TruncationConfig, limit_for, sandwich
 from slop.parser import parse
@@ -76,7 +77,7 @@ def assemble(snapshot: Snapshot, config: AssemblyConfig | None = None) -> Prompt
         markers = config.count(BEGIN_MARKER) + config.count(CURRENT_MARKER)
         room = snapshot.budget - sum(layer.tokens for layer in layers) - tool_tokens - markers
         room -= context_entry.tokens if context_entry else 0
-        entries, dropped = fit_budget(entries, room)
+        entries, dropped = fit_budget(entries, room, int(option(snapshot.session, "window_step")))
         if dropped:
             notes.append(
                 f"Budget guard: left out {len(dropped)} oldest group(s) to fit {snapshot.budget} tokens: "
@@ -168,8 +169,10 @@ def paged_call_ids(history: list[Message], active: str | None, config: AssemblyC
     return ids
 
 
-def fit_budget(entries: list[HistoryEntry], room: int) -> tuple[list[HistoryEntry], list[str]]:
-    """Drop whole oldest groups (never the current one) until the history fits `room`."""
+def fit_budget(entries: list[HistoryEntry], room: int, step: int = 1) -> tuple[list[HistoryEntry], list[str]]:
+    """Drop whole oldest groups (never the current one) until the history fits `room`;
+    with `step` > 1 a multiple of `step` groups, so the first group kept stays the same
+    while the history grows (the request's prefix stays cacheable)."""
     total = sum(e.tokens for e in entries)
     if total <= room:
         return entries, []
@@ -180,7 +183,7 @@ def fit_budget(entries: list[HistoryEntry], room: int) -> tuple[list[HistoryEntr
         sizes[e.message.group_id] = sizes.get(e.message.group_id, 0) + e.tokens
     dropped: list[str] = []
     for gid in groups:
-        if total <= room or gid == current:
+        if gid == current or (total <= room and len(dropped) % max(1, step) == 0):
             break
         dropped.append(gid)
         total -= sizes[gid]

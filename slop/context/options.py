@@ -23,6 +23,9 @@ OPTIONS: dict[str, Option] = {
     o.name: o
     for o in (
         Option("messages", 10, int, 1, 10_000, "messages", "how many recent messages the window holds"),
+        Option("window_step", 1, int, 1, 10_000, "window",
+               "groups the window and the budget guard drop at once when they slide (>1: the request's "
+               "prefix stays the same, and cacheable, for several turns)"),
         Option("max_input_chars", 500, int, 0, 10_000_000, "messages",
                "longest user message accepted, in characters (0 = no limit)"),
         Option("ranked_k", 60, float, 1, 1000, "ranked", "RRF constant k: score = sum of w / (k + rank)"),
