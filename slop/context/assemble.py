@@ -70,7 +70,8 @@ def assemble(snapshot: Snapshot, config: AssemblyConfig | None = None) -> Prompt
     context_entry = volatile_entry(volatile, config)
     tool_tokens = definitions_tokens(snapshot.tools, config.count)
     history = enforce_pairs(isolate(list(snapshot.history), snapshot.strategy, config.parse), config.parse)
-    entries = history_entries(history, config)
+    once = bool(option(snapshot.session, "truncate_once"))
+    entries = history_entries(history, config, once=once)
     notes = list(snapshot.notes)
     if snapshot.budget > 0:
         # The markers are added after the guard: keep room for them.
@@ -123,12 +124,18 @@ def definitions_tokens(tools: Sequence[ToolSpec], count: Callable[[str], int]) -
     return count(json.dumps([[t.name, t.description, t.parameters] for t in tools], ensure_ascii=False))
 
 
-def history_entries(history: list[Message], config: AssemblyConfig) -> list[HistoryEntry]:
-    """Apply three-tier truncation to tool results; everything else passes whole."""
+def history_entries(history: list[Message], config: AssemblyConfig, *, once: bool = False) -> list[HistoryEntry]:
+    """Apply three-tier truncation to tool results; everything else passes whole.
+
+    `once`: a result stays whole (up to the full limit) while it is one of the newest
+    `full_count` results of the history, whatever its group, then is cut once to the
+    short limit (no middle tier, no re-cut when its turn ends)."""
     active = history[-1].group_id if history else None
     paged = paged_call_ids(history, active, config)
     active_results = [
-        m.id for m in history if m.role == Role.TOOL and m.group_id == active and active and m.tool_call_id not in paged
+        m.id
+        for m in history
+        if m.role == Role.TOOL and (once or (m.group_id == active and active)) and m.tool_call_id not in paged
     ]
     rank_from_end = {mid: len(active_results) - 1 - i for i, mid in enumerate(active_results)}
     entries = []
@@ -145,6 +152,8 @@ def history_entries(history: list[Message], config: AssemblyConfig) -> list[Hist
             continue
         in_active = msg.id in rank_from_end
         limit = limit_for(rank_from_end.get(msg.id, 0), in_active, config.truncation)
+        if once and in_active and limit == config.truncation.degraded_limit:
+            limit = config.truncation.inactive_limit
         text = sandwich(msg.content, limit, msg.id)
         if text is msg.content:
             entries.append(HistoryEntry(msg, text, own))
