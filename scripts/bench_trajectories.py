@@ -289,45 +289,73 @@ def main(argv: list[str] | None = None) -> int:
             results = [_unit(p, v, args.budget, tmp) for p, v in units]
         else:
             with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-                results = list(pool.map(_unit, [p for p, _ in units], [v for _, v in units],
-                                        [args.budget] * len(units), [tmp] * len(units), chunksize=4))
+                results = list(
+                    pool.map(
+                        _unit,
+                        [p for p, _ in units],
+                        [v for _, v in units],
+                        [args.budget] * len(units),
+                        [tmp] * len(units),
+                        chunksize=4,
+                    )
+                )
     for (_, v), result in zip(units, results, strict=True):
         totals[v].add(result)
     elapsed = time.perf_counter() - started
     out = [_row(v.label, v.strategy, args.budget, totals[v], len(paths)) for v in variants]
     first = totals[variants[0]]
-    out.append(_row("none (full history, no prompt cache)", "none", args.budget,
-                    Totals(prompt_tokens=first.full_tokens, full_tokens=first.full_tokens, calls=first.calls),
-                    len(paths)))
+    out.append(
+        _row(
+            "none (full history, no prompt cache)",
+            "none",
+            args.budget,
+            Totals(prompt_tokens=first.full_tokens, full_tokens=first.full_tokens, calls=first.calls),
+            len(paths),
+        )
+    )
     if args.json:
         print(json.dumps({"results": out, "seconds": round(elapsed, 1)}))
         return 0
     print(f"{len(paths)} run(s), {out[0]['calls']} model calls, budget {args.budget:,} tokens; {elapsed:.0f} s")
-    print(f"full history (every message in full): {out[0]['full_history_prompt_tokens']:,} prompt tokens; "
-          f"the provider recorded {out[0]['recorded_provider_prompt_tokens']:,} (its own tokenizer)")
-    print("| strategy | prompt tokens | cached share | billed-equivalent | vs none | calls over budget | "
-          "cache breaks | blind share | compactions |")
+    print(
+        f"full history (every message in full): {out[0]['full_history_prompt_tokens']:,} prompt tokens; "
+        f"the provider recorded {out[0]['recorded_provider_prompt_tokens']:,} (its own tokenizer)"
+    )
+    print(
+        "| strategy | prompt tokens | cached share | billed-equivalent | vs none | calls over budget | "
+        "cache breaks | blind share | compactions |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     none = out[-1]["billed_equivalent_tokens"] or 1
     for r in out:
-        print(f"| {r['label']} | {r['prompt_tokens']:,} | {r['cached_share']:.1%} | "
-              f"{r['billed_equivalent_tokens']:,} | {r['billed_equivalent_tokens'] / none:.1%} | "
-              f"{r['over_budget_calls']} | {r['cache_breaks']} | {r['blind_share']:.1%} | {r['compactions']} |")
+        print(
+            f"| {r['label']} | {r['prompt_tokens']:,} | {r['cached_share']:.1%} | "
+            f"{r['billed_equivalent_tokens']:,} | {r['billed_equivalent_tokens'] / none:.1%} | "
+            f"{r['over_budget_calls']} | {r['cache_breaks']} | {r['blind_share']:.1%} | {r['compactions']} |"
+        )
     return 0
 
 
 def _row(label: str, strategy: str, budget: int, t: Totals, runs: int) -> dict[str, Any]:
     billed = t.prompt_tokens - t.cached + 0.25 * t.cached
     return {
-        "label": label, "strategy": strategy, "budget": budget, "prompt_tokens": t.prompt_tokens,
+        "label": label,
+        "strategy": strategy,
+        "budget": budget,
+        "prompt_tokens": t.prompt_tokens,
         "full_history_prompt_tokens": t.full_tokens,
         "saving": round(1 - t.prompt_tokens / t.full_tokens, 4) if t.full_tokens else 0.0,
-        "runs": runs, "calls": t.calls, "over_budget_calls": t.over_budget,
+        "runs": runs,
+        "calls": t.calls,
+        "over_budget_calls": t.over_budget,
         "blind_share": round(t.blind_commands / t.later_commands, 4) if t.later_commands else 0.0,
-        "commands_naming_read_files": t.later_commands, "compactions": t.compactions,
+        "commands_naming_read_files": t.later_commands,
+        "compactions": t.compactions,
         "recorded_provider_prompt_tokens": t.recorded_tokens,
-        "cached_tokens": t.cached, "cached_share": round(t.cached / t.prompt_tokens, 4) if t.prompt_tokens else 0.0,
-        "billed_equivalent_tokens": round(billed), "cache_breaks": t.cache_breaks,
+        "cached_tokens": t.cached,
+        "cached_share": round(t.cached / t.prompt_tokens, 4) if t.prompt_tokens else 0.0,
+        "billed_equivalent_tokens": round(billed),
+        "cache_breaks": t.cache_breaks,
     }
 
 
