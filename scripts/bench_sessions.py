@@ -39,18 +39,18 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_context_quality import Conversation, Question, load, rolled_back  # noqa: E402
+from bench_context_quality import Conversation, Question, load, rolled_back
 
-from slop.context.layers import SYSTEM_PROMPT  # noqa: E402
-from slop.context.layout import LAYOUT_KEY  # noqa: E402
-from slop.context.prefix_cache import CACHED_WEIGHT, CacheMeter  # noqa: E402
-from slop.context.strategies import builtin_strategies  # noqa: E402
-from slop.context.summarize import extractive_summary  # noqa: E402
-from slop.context.tokens import Tokenizer, estimate  # noqa: E402
-from slop.records import NewMessage, Role  # noqa: E402
-from slop.snapshot import ContextService  # noqa: E402
-from slop.store import Store  # noqa: E402
-from slop.tools.shell import EXECUTE_BASH  # noqa: E402
+from slop.context.layers import SYSTEM_PROMPT
+from slop.context.layout import LAYOUT_KEY
+from slop.context.prefix_cache import CACHED_WEIGHT, CacheMeter
+from slop.context.strategies import builtin_strategies
+from slop.context.summarize import extractive_summary
+from slop.context.tokens import Tokenizer, estimate
+from slop.records import NewMessage, Role
+from slop.snapshot import ContextService
+from slop.store import Store
+from slop.tools.shell import EXECUTE_BASH
 
 MAINTAINING = ("compact", "relevance")
 FULL = "full"

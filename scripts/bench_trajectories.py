@@ -51,11 +51,11 @@ from slop.context.selecting import MARKER_TOKENS
 from slop.context.strategies import builtin_strategies
 from slop.context.summarize import extractive_summary
 from slop.context.tokens import Tokenizer, estimate
+from slop.context.truncate import TruncationConfig
 from slop.parser import openai_native
 from slop.records import NewMessage, Role, Status, ToolCall
 from slop.snapshot import ContextService
 from slop.store import Store
-from slop.context.truncate import TruncationConfig
 from slop.tools.shell import EXECUTE_BASH
 
 MAINTAINING = ("compact", "relevance")
