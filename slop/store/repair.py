@@ -1,0 +1,101 @@
+"""Keeping the ledger whole after a crash: tool calls whose results never arrived.
+
+A process killed between storing a tool-call row and storing its results (kill -9, a
+power cut) leaves a call the model made with no answer. The next turn of that session
+(and the migration that introduced this, for the whole ledger) closes every such call
+with a `cancelled` result row, in one transaction, so the ledger itself pairs every
+call with a result; a request never depends on assembly papering over the gap."""
+
+from __future__ import annotations
+
+from slop.pairs import pair_results
+from slop.records import Message, Role, Status
+from slop.store.db import Database
+
+CANCELLED_RESULT = "[Cancelled: slop stopped before this tool finished]"
+
+# Tables and indexes for the concurrency and crash guarantees (docs/reliability.md).
+M005_INTEGRITY = """
+-- Every tool-call id this ledger has issued: a reply's ids are checked against it when
+-- it is stored, so missing or repeated ids from a server are replaced by fresh ones.
+CREATE TABLE IF NOT EXISTS tool_call_ids (call_id TEXT PRIMARY KEY) WITHOUT ROWID;
+-- The per-session turn lock: one running turn per session across processes.
+CREATE TABLE IF NOT EXISTS turn_locks (
+    session_id TEXT PRIMARY KEY,
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    token TEXT NOT NULL,
+    started REAL NOT NULL,
+    heartbeat REAL NOT NULL
+);
+"""
+
+_COLUMNS = (
+    "id, session_id, role, COALESCE(content, ''), COALESCE(status, 'completed'), group_id, tool_call_id,"
+    " parsing_strategy, COALESCE(tokens, 0), COALESCE(created_at, ''), reasoning, COALESCE(content_tokens, 0),"
+    " call_ids"
+)
+_VISIBLE = "status NOT IN ('" + "','".join(Status.HIDDEN) + "')"
+
+
+def m005_integrity(db: Database) -> None:
+    """Create the tables, register the ids already in the ledger, close dangling calls."""
+    db.executescript_in_transaction(M005_INTEGRITY)
+    sessions = [row[0] for row in db.query("SELECT DISTINCT session_id FROM messages WHERE status='tool_call'")]
+    for session_id in sessions:
+        rows = _rows(db, "session_id=?", (session_id,))
+        pairing = pair_results(rows)
+        ids = [(cid,) for index in pairing.call_ids for cid in pairing.call_ids[index]]
+        db.executemany("INSERT OR IGNORE INTO tool_call_ids(call_id) VALUES (?)", ids)
+        _close(db, rows)
+
+
+def close_unanswered_calls(db: Database, session_id: str, recent_groups: int = 3) -> int:
+    """Give every call of the session's last groups that has no result a `cancelled`
+    result. Only call this while holding the session's turn lock: a live turn's calls
+    are unanswered until its tools finish. Returns how many results were written."""
+    with db.transaction():
+        gids = [
+            row[0]
+            for row in db.query(
+                "SELECT DISTINCT group_id FROM messages WHERE session_id=? AND group_id IS NOT NULL"
+                f" AND {_VISIBLE} ORDER BY group_id DESC LIMIT ?",
+                (session_id, recent_groups),
+            )
+        ]
+        if not gids:
+            return 0
+        marks = ",".join("?" * len(gids))
+        return _close(db, _rows(db, f"session_id=? AND group_id IN ({marks})", (session_id, *gids)))
+
+
+def _rows(db: Database, where: str, params: tuple[object, ...]) -> list[Message]:
+    found = db.tuples(f"SELECT {_COLUMNS} FROM messages WHERE {where} AND {_VISIBLE} ORDER BY id", params)
+    return [Message(*row) for row in found]
+
+
+def _close(db: Database, rows: list[Message]) -> int:
+    pairing = pair_results(rows)
+    written = 0
+    tokens = (len(CANCELLED_RESULT) + 3) // 4
+    for index, ids in pairing.unanswered.items():
+        call = rows[index]
+        for cid in ids:
+            db.execute(
+                "INSERT INTO messages(session_id, role, content, status, group_id, tool_call_id, parsing_strategy,"
+                " tokens, content_tokens, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, strftime('%Y-%m-%d %H:%M:%f', 'now'))",
+                (
+                    call.session_id,
+                    Role.TOOL,
+                    CANCELLED_RESULT,
+                    Status.CANCELLED,
+                    call.group_id,
+                    cid,
+                    call.parsing_strategy,
+                    tokens,
+                    tokens,
+                ),
+            )
+            written += 1
+    return written
