@@ -86,10 +86,16 @@ class Orchestrator:
         if rejected:
             sink.error(rejected)
             return TurnResult(None, ok=False, error=rejected)
-        gid = self.store.messages.new_group_id()
-        self.store.messages.append(session, gid, NewMessage(Role.USER, text, parsing_strategy=provider.strategy))
-        sink.user_echo(text, gid)
-        return self._loop(session, gid, provider, sink, cancel)
+        # One running turn per session across processes (docs/reliability.md); a
+        # SessionBusy error here leaves the ledger untouched.
+        with self.store.turn_locks.hold(session, on_lost=cancel.set):
+            closed = self.store.close_unanswered_calls(session)
+            if closed:
+                sink.info(f"closed {closed} tool call(s) an earlier slop left unfinished (marked cancelled)")
+            gid = self.store.messages.new_group_id()
+            self.store.messages.append(session, gid, NewMessage(Role.USER, text, parsing_strategy=provider.strategy))
+            sink.user_echo(text, gid)
+            return self._loop(session, gid, provider, sink, cancel)
 
     def _loop(self, session: str, gid: str, provider: Provider, sink: EventSink, cancel: threading.Event) -> TurnResult:
         answer = ""

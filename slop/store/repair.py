@@ -55,18 +55,31 @@ def close_unanswered_calls(db: Database, session_id: str, recent_groups: int = 3
     result. Only call this while holding the session's turn lock: a live turn's calls
     are unanswered until its tools finish. Returns how many results were written."""
     with db.transaction():
-        gids = [
-            row[0]
-            for row in db.query(
-                "SELECT DISTINCT group_id FROM messages WHERE session_id=? AND group_id IS NOT NULL"
-                f" AND {_VISIBLE} ORDER BY group_id DESC LIMIT ?",
-                (session_id, recent_groups),
-            )
-        ]
-        if not gids:
-            return 0
-        marks = ",".join("?" * len(gids))
-        return _close(db, _rows(db, f"session_id=? AND group_id IN ({marks})", (session_id, *gids)))
+        return _close(db, _recent_rows(db, session_id, recent_groups))
+
+
+def count_unanswered_calls(db: Database, session_id: str, recent_groups: int = 3) -> int:
+    """How many calls `close_unanswered_calls` would close (read only)."""
+    pairing = pair_results(_recent_rows(db, session_id, recent_groups))
+    return sum(len(ids) for ids in pairing.unanswered.values())
+
+
+def _recent_rows(db: Database, session_id: str, recent_groups: int) -> list[Message]:
+    # A crash leaves its unanswered calls in the session's last group (the next turn,
+    # holding the lock, closes them first); a few groups back covers a crash followed
+    # by turns of an older slop. The migration closed everything older once.
+    gids = [
+        row[0]
+        for row in db.query(
+            "SELECT DISTINCT group_id FROM messages WHERE session_id=? AND group_id IS NOT NULL"
+            f" AND {_VISIBLE} ORDER BY group_id DESC LIMIT ?",
+            (session_id, recent_groups),
+        )
+    ]
+    if not gids:
+        return []
+    marks = ",".join("?" * len(gids))
+    return _rows(db, f"session_id=? AND group_id IN ({marks})", (session_id, *gids))
 
 
 def _rows(db: Database, where: str, params: tuple[object, ...]) -> list[Message]:
