@@ -59,6 +59,15 @@ class Cancelled(SlopError):
     """The user cancelled the running turn (Esc or Ctrl-C)."""
 
 
+class Terminated(SlopError):
+    """SIGTERM or SIGHUP while slop was idle: leave cleanly (a running turn is cancelled
+    instead, and slop exits after it)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"stopped by signal {signum}")
+        self.signum = signum
+
+
 class ProviderError(SlopError):
     """The model provider failed."""
 

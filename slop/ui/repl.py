@@ -24,10 +24,12 @@ from slop import __version__
 from slop.approval import ApprovalPolicy
 from slop.boot import Boot, boot
 from slop.context.budget import prompt_budget
+from slop.errors import Terminated
 from slop.records import Role, Status, ToolCall
 from slop.settings import Settings
 from slop.ui.completion import LazyCompleter
 from slop.ui.keys import TurnKeys
+from slop.ui.signals import ExitSignals
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -46,7 +48,8 @@ DIM, CYAN, GREEN, YELLOW, RESET = "\x1b[2m", "\x1b[36m", "\x1b[1;32m", "\x1b[33m
 def run_repl(settings: Settings) -> int:
     repl = Repl(settings)
     try:
-        return repl.loop()
+        with repl.signals:
+            return repl.loop()
     finally:
         repl.close()
 
@@ -69,6 +72,7 @@ class Repl:
         self._error: BaseException | None = None
         self._last_ctrl_c = 0.0
         self._typed_ahead = ""
+        self.signals = ExitSignals()  # SIGTERM / SIGHUP: cancel the turn like Esc, then exit
 
     # ---- the application, built in the background ----------------------------------
     def start_building(self, delay: float = 0.0) -> None:
@@ -132,16 +136,22 @@ class Repl:
                 break
             except KeyboardInterrupt:
                 continue
-            self._typed_ahead = ""
-            if self._run(line).kind == "exit":
+            except Terminated:
                 break
+            self._typed_ahead = ""
+            if self._run(line).kind == "exit" or self.signals.received is not None:
+                break
+        if self.signals.received is not None:
+            self._write(f"stopped by {self.signals.name}", DIM)
+            return self.signals.exit_code
         self._write("bye", DIM)
         return 0
 
     def _run(self, line: str) -> Outcome:
         ctx = self.app.ctx
         ctx.cancel.clear()
-        with TurnKeys(ctx.cancel, lambda key: self.io.warning(f"[{key}] cancelling…")) as keys:
+        cancelling = TurnKeys(ctx.cancel, lambda key: self.io.warning(f"[{key}] cancelling…"))
+        with self.signals.turn(ctx.cancel), cancelling as keys:
             self.keys = keys
             try:
                 outcome = self.app.engine.handle(line)
