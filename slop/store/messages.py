@@ -23,6 +23,8 @@ _COLUMNS = (
     " call_ids"
 )
 
+MESSAGE_COLUMNS = _COLUMNS  # for other readers of whole rows (store/repair.py)
+
 
 def to_messages(rows: list[tuple[Any, ...]]) -> list[Message]:
     return [Message(*row) for row in rows]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from slop.pairs import pair_results
 from slop.records import Message, Role, Status
 from slop.store.db import Database
+from slop.store.messages import MESSAGE_COLUMNS, to_messages
 
 CANCELLED_RESULT = "[Cancelled: slop stopped before this tool finished]"
 
@@ -30,11 +31,6 @@ CREATE TABLE IF NOT EXISTS turn_locks (
 );
 """
 
-_COLUMNS = (
-    "id, session_id, role, COALESCE(content, ''), COALESCE(status, 'completed'), group_id, tool_call_id,"
-    " parsing_strategy, COALESCE(tokens, 0), COALESCE(created_at, ''), reasoning, COALESCE(content_tokens, 0),"
-    " call_ids"
-)
 _VISIBLE = "status NOT IN ('" + "','".join(Status.HIDDEN) + "')"
 
 
@@ -83,8 +79,8 @@ def _recent_rows(db: Database, session_id: str, recent_groups: int) -> list[Mess
 
 
 def _rows(db: Database, where: str, params: tuple[object, ...]) -> list[Message]:
-    found = db.tuples(f"SELECT {_COLUMNS} FROM messages WHERE {where} AND {_VISIBLE} ORDER BY id", params)
-    return [Message(*row) for row in found]
+    found = db.tuples(f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE {where} AND {_VISIBLE} ORDER BY id", params)
+    return to_messages(found)
 
 
 def _close(db: Database, rows: list[Message]) -> int:
