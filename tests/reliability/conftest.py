@@ -62,8 +62,6 @@ def slop_env(fake: FakeLLM, home: Path) -> dict[str, str]:
 
 
 @pytest.fixture
-def slop(tmp_path: Path, fake_llm: FakeLLM) -> Iterator[SlopRunner]:
-    project = tmp_path / "project"
-    project.mkdir()
-    (project / "notes.txt").write_text("alpha\nbeta\n")
+def slop(tmp_path: Path, project: Path, fake_llm: FakeLLM) -> Iterator[SlopRunner]:
+    """`project` (from tests/providers/conftest.py) holds hello.py and notes.txt."""
     yield SlopRunner(tmp_path / "ledger.db", project, slop_env(fake_llm, tmp_path / "home"))

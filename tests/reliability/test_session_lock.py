@@ -5,6 +5,7 @@ second turn on a busy session is refused with a one-line error and writes nothin
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -18,8 +19,8 @@ from slop.errors import SessionBusy
 from slop.records import NewMessage, Role, Status
 from slop.store import Store
 from slop.store.turnlock import STALE_AFTER, process_running
-from tests.providers.conftest import AppFactory
 from tests.fakellm import FakeLLM
+from tests.providers.conftest import AppFactory
 from tests.reliability.checks import ledger_problems, requests_problems
 from tests.reliability.conftest import SlopRunner
 
@@ -59,7 +60,7 @@ def test_second_process_on_a_busy_session_is_refused_and_nothing_breaks(slop: Sl
     )
     other = slop.run("--session", "other", "--prompt", "a different session is not blocked")
     assert other.returncode == 0, other.stderr
-    out, err = first.communicate(timeout=60)
+    _out, err = first.communicate(timeout=60)
     assert first.returncode == 0, err
     fake_llm.enqueue_text("B's turn now.")
     again = slop.run("--prompt", "now hello")
@@ -103,7 +104,8 @@ def test_rows_interleaved_by_another_writer_still_make_a_valid_request(make_app:
     store = app.store
     a = store.messages.new_group_id()
     store.messages.append("default", a, NewMessage(Role.USER, "A asks", parsing_strategy="openai"))
-    native = '{"role": "assistant", "content": null, "tool_calls": [{"id": "call_a", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}]}'
+    call = {"id": "call_a", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}
+    native = json.dumps({"role": "assistant", "content": None, "tool_calls": [call]})
     store.messages.append(
         "default", a, NewMessage(Role.ASSISTANT, native, Status.TOOL_CALL, parsing_strategy="openai", call_ids="call_a")
     )
