@@ -14,7 +14,11 @@ from pathlib import Path
 import pytest
 
 from tests.fakellm import FakeLLM
-from tests.providers.conftest import make_app, project  # noqa: F401 - in-process apps, both protocols
+from tests.providers import conftest as provider_fixtures
+
+# In-process apps on the fake server, both protocols (tests/providers/conftest.py).
+make_app = provider_fixtures.make_app
+project = provider_fixtures.project
 
 SLOP = shutil.which("slop", path=str(Path(sys.executable).parent)) or "slop"
 
