@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.application.current import get_app_or_none
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -72,7 +73,7 @@ class Repl:
         self._error: BaseException | None = None
         self._last_ctrl_c = 0.0
         self._typed_ahead = ""
-        self.signals = ExitSignals()  # SIGTERM / SIGHUP: cancel the turn like Esc, then exit
+        self.signals = ExitSignals(self._leave_prompt)  # SIGTERM / SIGHUP: cancel the turn like Esc, then exit
 
     # ---- the application, built in the background ----------------------------------
     def start_building(self, delay: float = 0.0) -> None:
@@ -146,6 +147,16 @@ class Repl:
             return self.signals.exit_code
         self._write("bye", DIM)
         return 0
+
+    def _leave_prompt(self) -> None:
+        """SIGTERM / SIGHUP at the prompt: end it like Ctrl-D (from the signal handler,
+        so through the event loop's thread-safe queue, which also wakes it up)."""
+        app = get_app_or_none()
+        if app is None or not app.is_running or app.loop is None:
+            raise Terminated(self.signals.received or 0)
+        app.loop.call_soon_threadsafe(
+            lambda: None if app.future is None or app.future.done() else app.exit(exception=EOFError())
+        )
 
     def _run(self, line: str) -> Outcome:
         ctx = self.app.ctx

@@ -4,7 +4,7 @@ Without this, Python dies on SIGTERM at once and a running `execute_bash` comman
 its own process group) outlives slop. With it, a signal during a turn sets the turn's
 cancel event, which kills the tool process groups and stops the stream; the orchestrator
 stores what it has (the partial reply marked interrupted, cancelled tool results), and
-the caller exits once the turn has returned. A signal while idle raises `Terminated`.
+the caller exits once the turn has returned. A signal while idle ends the run too.
 Nothing is printed from the handler (it may interrupt a write in progress)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 from typing import Any
@@ -23,9 +23,13 @@ EXIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
 class ExitSignals:
-    """Installed around the whole run (main thread only); `turn(cancel)` around each turn."""
+    """Installed around the whole run (main thread only); `turn(cancel)` around each turn.
 
-    def __init__(self) -> None:
+    `on_idle` runs for a signal outside a turn (the REPL uses it to leave its prompt,
+    whose event loop would swallow an exception); without it, `Terminated` is raised."""
+
+    def __init__(self, on_idle: Callable[[], None] | None = None) -> None:
+        self.on_idle = on_idle
         self.received: int | None = None
         self._cancel: threading.Event | None = None
         self._previous: dict[int, Any] = {}
@@ -67,20 +71,24 @@ class ExitSignals:
             _detach_from_terminal()
         if self._cancel is not None:
             self._cancel.set()
-            return
-        raise Terminated(signum)
+        elif self.on_idle is not None:
+            self.on_idle()
+        else:
+            raise Terminated(signum)
 
 
 def _detach_from_terminal() -> None:
     """The terminal is gone: writes to it would fail with EIO, so the rest of the run
-    (storing the partial reply, closing the ledger) writes to /dev/null instead."""
+    (storing the partial reply, closing the ledger) writes to /dev/null instead. Pipes
+    and files are kept: a batch run's final line still reaches its reader."""
     try:
         null = os.open(os.devnull, os.O_RDWR)
     except OSError:
         return
     for fd in (0, 1, 2):
         try:
-            os.dup2(null, fd)
+            if os.isatty(fd):
+                os.dup2(null, fd)
         except OSError:
             pass
     os.close(null)
