@@ -60,13 +60,15 @@ class Store:
     def close_unanswered_calls(self, session_id: str) -> int:
         """Close the session's tool calls a crashed process left without results (call
         it holding the session's turn lock). Returns how many results were written."""
+        if count_unanswered_calls(self.db, session_id) == 0:
+            return 0  # the usual case, without taking the write lock
         return close_unanswered_calls(self.db, session_id)
 
     def recover_session(self, session_id: str) -> int:
         """At start-up: close unanswered calls unless another live slop is running a
         turn in the session (its calls are still running, not dangling)."""
         if count_unanswered_calls(self.db, session_id) == 0 or self.turn_locks.holder(session_id) is not None:
-            return 0  # nothing to do (the usual case: no write at start-up), or a live turn
+            return 0  # nothing to do (the usual case: no write at start-up), or a live turn's calls
         try:
             with self.turn_locks.hold(session_id):
                 return self.close_unanswered_calls(session_id)

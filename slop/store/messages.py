@@ -23,7 +23,7 @@ _COLUMNS = (
     " call_ids"
 )
 
-MESSAGE_COLUMNS = _COLUMNS  # for other readers of whole rows (store/repair.py)
+MESSAGE_COLUMNS = _COLUMNS  # for readers of whole rows outside this class (the ledger checks in tests)
 
 
 def to_messages(rows: list[tuple[Any, ...]]) -> list[Message]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from slop.pairs import pair_results
 from slop.records import Message, Role, Status
 from slop.store.db import Database
-from slop.store.messages import MESSAGE_COLUMNS, to_messages
+from slop.store.messages import to_messages
 
 CANCELLED_RESULT = "[Cancelled: slop stopped before this tool finished]"
 
@@ -79,7 +79,14 @@ def _recent_rows(db: Database, session_id: str, recent_groups: int) -> list[Mess
 
 
 def _rows(db: Database, where: str, params: tuple[object, ...]) -> list[Message]:
-    found = db.tuples(f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE {where} AND {_VISIBLE} ORDER BY id", params)
+    # Pairing needs ids, not text: only a legacy call row without `call_ids` brings its
+    # content (to parse its calls), so big tool outputs are not read on every turn.
+    found = db.tuples(
+        "SELECT id, session_id, role, CASE WHEN status='tool_call' AND call_ids IS NULL THEN content ELSE '' END,"
+        " status, group_id, tool_call_id, parsing_strategy, 0, '', NULL, 0, call_ids"
+        f" FROM messages WHERE {where} AND {_VISIBLE} ORDER BY id",
+        params,
+    )
     return to_messages(found)
 
 
