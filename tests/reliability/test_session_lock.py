@@ -10,6 +10,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -18,7 +19,7 @@ import pytest
 from slop.errors import SessionBusy
 from slop.records import NewMessage, Role, Status
 from slop.store import Store
-from slop.store.turnlock import STALE_AFTER, process_running
+from slop.store.turnlock import STALE_AFTER, TurnLocks, process_running
 from tests.fakellm import FakeLLM
 from tests.providers.conftest import AppFactory
 from tests.reliability.checks import ledger_problems, requests_problems
@@ -121,3 +122,15 @@ def test_rows_interleaved_by_another_writer_still_make_a_valid_request(make_app:
     assert requests_problems([body]) == []
     roles = [m["role"] for m in body["messages"][1:]]
     assert roles == ["user", "assistant", "tool", "user", "assistant", "user"]
+
+
+def test_a_holder_that_lost_its_lock_cancels_its_turn(store: Store) -> None:
+    """A slop frozen past STALE_AFTER (Ctrl-Z) whose lock another process took over:
+    when it runs again, its heartbeat finds the lock gone and cancels its turn."""
+    locks = TurnLocks(store.db, heartbeat_every=0.05)
+    lost = threading.Event()
+    with locks.hold("s", on_lost=lost.set):
+        assert not lost.wait(0.2)  # heartbeats keep it
+        store.db.execute("UPDATE turn_locks SET token='taken-over', pid=? WHERE session_id='s'", (os.getppid(),))
+        assert lost.wait(5)
+    assert locks.holder("s") is not None  # the new holder's lock is left alone
