@@ -37,13 +37,21 @@ _VISIBLE = "status NOT IN ('" + "','".join(Status.HIDDEN) + "')"
 def m005_integrity(db: Database) -> None:
     """Create the tables, register the ids already in the ledger, close dangling calls."""
     db.executescript_in_transaction(M005_INTEGRITY)
+    # ids of hidden rows too (a dropped group can be restored); results name the ids of
+    # legacy call rows that have no call_ids column value
+    issued = {
+        cid
+        for (text,) in db.tuples("SELECT call_ids FROM messages WHERE call_ids IS NOT NULL")
+        for cid in text.split("\n")
+    }
+    issued |= {row[0] for row in db.tuples("SELECT DISTINCT tool_call_id FROM messages WHERE tool_call_id IS NOT NULL")}
     sessions = [row[0] for row in db.query("SELECT DISTINCT session_id FROM messages WHERE status='tool_call'")]
     for session_id in sessions:
         rows = _rows(db, "session_id=?", (session_id,))
         pairing = pair_results(rows)
-        ids = [(cid,) for index in pairing.call_ids for cid in pairing.call_ids[index]]
-        db.executemany("INSERT OR IGNORE INTO tool_call_ids(call_id) VALUES (?)", ids)
+        issued |= {cid for ids in pairing.call_ids.values() for cid in ids}
         _close(db, rows)
+    db.executemany("INSERT OR IGNORE INTO tool_call_ids(call_id) VALUES (?)", [(cid,) for cid in issued if cid])
 
 
 def close_unanswered_calls(db: Database, session_id: str, recent_groups: int = 3) -> int:
