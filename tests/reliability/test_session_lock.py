@@ -49,8 +49,12 @@ def tool_started(db: Path) -> bool:
         conn.close()
 
 
-def test_second_process_on_a_busy_session_is_refused_and_nothing_breaks(slop: SlopRunner, fake_llm: FakeLLM) -> None:
-    fake_llm.enqueue_tool_calls([("execute_bash", {"command": "sleep 3; echo slept"})])
+def test_second_process_on_a_busy_session_is_refused_and_nothing_breaks(
+    slop: SlopRunner, fake_llm: FakeLLM, tmp_path: Path
+) -> None:
+    release = tmp_path / "release"  # A's tool runs until the test has tried B (no timing guess)
+    wait = f"while [ ! -e {release} ]; do sleep 0.05; done; echo released"
+    fake_llm.enqueue_tool_calls([("execute_bash", {"command": wait})])
     fake_llm.enqueue_text("A is done.")
     first = slop.popen("--yes", "--prompt", "run the slow thing")
     wait_for(lambda: tool_started(slop.db))
@@ -61,6 +65,7 @@ def test_second_process_on_a_busy_session_is_refused_and_nothing_breaks(slop: Sl
     )
     other = slop.run("--session", "other", "--prompt", "a different session is not blocked")
     assert other.returncode == 0, other.stderr
+    release.touch()
     _out, err = first.communicate(timeout=60)
     assert first.returncode == 0, err
     fake_llm.enqueue_text("B's turn now.")
