@@ -93,7 +93,10 @@ class TurnLocks:
         finally:
             stop.set()
             beater.join()
-            self.release(session_id, token)
+            try:
+                self.release(session_id, token)
+            except StoreError:
+                pass  # the ledger stayed locked past the busy timeout: the lock goes stale instead
 
     def _heartbeat(self, session_id: str, token: str, stop: threading.Event, on_lost: Callable[[], None]) -> None:
         while not stop.wait(self._every):
