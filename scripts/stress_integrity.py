@@ -192,7 +192,7 @@ def many_processes(tmp: Path, workers: int, turns: int) -> Row:
                 problems.append(f"worker exited {proc.returncode}: {err.strip()[-300:]}")
                 continue
             reports.append(json.loads(out.strip().splitlines()[-1]))
-        bodies = [r.json for r in fake.requests if "chat" in r.target]
+        bodies = [r.json for r in fake.requests if "chat" in r.target and isinstance(r.json, dict)]
     invalid = sum(bool(request_problems(body)) for body in bodies)
     done = sum(r["done"] for r in reports)
     problems += [e for r in reports for e in r["errors"]]

@@ -198,7 +198,9 @@ def next_start(fake: FakeLLM, db: Path, project: Path, home: Path, stats: CrashS
             stats.failed_next_turns += 1
             stats.problems.append(f"trial {trial}: next turn failed: {outcome.error}")
         for request in fake.requests:
-            if "chat" in request.target:
+            # every complete request counts, the killed run's late ones too; a body cut
+            # short by the kill in the middle of sending it never reached a model
+            if "chat" in request.target and isinstance(request.json, dict):
                 found = request_problems(request.json)
                 stats.invalid_requests += bool(found)
                 stats.problems += [f"trial {trial}: {p}" for p in found]
