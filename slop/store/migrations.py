@@ -1,5 +1,7 @@
 """Numbered schema migrations, tracked in PRAGMA user_version, each in one transaction.
 
+Safe for several processes opening one ledger at once (see `migrate`).
+
 Tables stay compatible with std::slop's ledger so its SQL works as written
 (`SELECT content FROM messages WHERE id=<ID>`)."""
 
@@ -9,7 +11,12 @@ from collections.abc import Callable
 
 from slop.store.archive import M003_CONTEXT_ARCHIVE
 from slop.store.db import Database
+from slop.store.repair import m005_integrity
 from slop.store.search import M002_HISTORY_SEARCH
+
+# A migration is a script of idempotent statements (CREATE ... IF NOT EXISTS) or a
+# callable that inspects the schema before it changes it.
+Migration = str | Callable[[Database], None]
 
 M001_INITIAL = """
 CREATE TABLE IF NOT EXISTS messages (
@@ -95,26 +102,28 @@ CREATE TABLE IF NOT EXISTS tools (
 );
 """
 
+
 # The call ids a tool-call row issued, written when it is stored, so pair integrity on
-# every model call does not have to parse each row's provider JSON again.
-M004_CALL_IDS = "ALTER TABLE messages ADD COLUMN call_ids TEXT;"
+# every model call does not have to parse each row's provider JSON again. A callable:
+# a ledger left half-migrated by an older slop may already have the column.
+def m004_call_ids(db: Database) -> None:
+    add_column_if_missing(db, "messages", "call_ids", "TEXT")
 
 
-def m005_usage_cache(db: Database) -> None:
+def m006_usage_cache(db: Database) -> None:
     """What the provider billed at the cached-input price, and the reasoning part of the
     output, per call. A callable so a ledger that already has a column is left alone."""
     add_column_if_missing(db, "usage", "cached_tokens", "INTEGER DEFAULT 0")
     add_column_if_missing(db, "usage", "reasoning_tokens", "INTEGER DEFAULT 0")
 
 
-Migration = str | Callable[[Database], None]
-
 MIGRATIONS: tuple[Migration, ...] = (
     M001_INITIAL,
     M002_HISTORY_SEARCH,
     M003_CONTEXT_ARCHIVE,
-    M004_CALL_IDS,
-    m005_usage_cache,
+    m004_call_ids,
+    m005_integrity,
+    m006_usage_cache,
 )
 
 
@@ -123,19 +132,24 @@ def schema_version(db: Database) -> int:
 
 
 def migrate(db: Database, migrations: tuple[Migration, ...] = MIGRATIONS) -> int:
-    """Apply every migration newer than the file's user_version. Returns the new version."""
-    version = schema_version(db)
-    for number, script in enumerate(migrations, start=1):
-        if number <= version:
-            continue
+    """Apply every migration newer than the file's user_version. Returns the version.
+
+    Several slop processes may open a fresh ledger at once: each migration runs inside
+    BEGIN IMMEDIATE and re-reads user_version there, so exactly one process applies it
+    and the others see it done. The version only ever goes up (a ledger written by a
+    newer slop keeps its number), and every step is safe to meet half-applied."""
+    if schema_version(db) >= len(migrations):
+        return schema_version(db)  # the common case: no write lock taken
+    for number, step in enumerate(migrations, start=1):
         with db.transaction():
-            if isinstance(script, str):
-                db.executescript_in_transaction(script)
+            if schema_version(db) >= number:
+                continue
+            if isinstance(step, str):
+                db.executescript_in_transaction(step)
             else:
-                script(db)
+                step(db)
             db.execute(f"PRAGMA user_version={number}")
-        version = number
-    return version
+    return schema_version(db)
 
 
 def add_column_if_missing(db: Database, table: str, column: str, declaration: str) -> None:
