@@ -243,3 +243,24 @@ def test_every_call_of_a_turn_extends_the_same_prefix(
     assert "Global State (Anchor)" in body and "listens on 8443" in body
     system = str(calls[0].get("systemInstruction") or calls[0][key][0])
     assert ("Global State (Anchor)" in system) == (layout == "seed")
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_a_scratchpad_written_mid_turn_shows_from_the_next_turn(
+    make_app: AppFactory, fake_llm: FakeLLM, layout: str
+) -> None:
+    """The model edits the scratchpad in a tool call: the rest of that turn keeps the
+    turn's prefix (it sees its edit in its own call), the next turn carries the new text."""
+    app, rec = make_app()
+    s = Session(app, rec, fake_llm)
+    s.run(f"/context layout {layout}")
+    seen = len(fake_llm.requests)
+    note = {"action": "update", "content": "- [ ] fix the rounding in calc.py"}
+    s.turn("plan the rounding fix", tools=[("manage_scratchpad", note)], goal="plan")
+    first, second = (r.json["messages"] for r in fake_llm.requests[seen:])
+    assert second[: len(first)] == first
+    assert "fix the rounding in calc.py" not in str(first)
+    assert "Active Scratchpad" not in str(second)
+    s.turn("go on")
+    texts = "\n".join(str(m.get("content")) for m in fake_llm.requests[-1].json["messages"])
+    assert "## Active Scratchpad\n- [ ] fix the rounding in calc.py" in texts
