@@ -74,4 +74,5 @@ def build(
     orchestrator = Orchestrator(store, context, providers, runner, step_limit=settings.step_limit)
     registry = build_registry()
     ctx = CommandContext(store, memos, orchestrator, providers, settings, io, sink, session=settings.session, root=root)
-    return App(settings, store, providers, orchestrator, registry, ctx, Engine(registry, ctx), tokenizer, root, home)
+    engine = Engine(registry, ctx, home)
+    return App(settings, store, providers, orchestrator, registry, ctx, engine, tokenizer, root, home)

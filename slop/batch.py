@@ -22,7 +22,7 @@ class JsonEvents:
         event = {"type": kind, **data}
         self.events.append(event)
         if self.fmt == "jsonl":
-            self.out.write(json.dumps(event, ensure_ascii=False) + "\n")
+            self.out.write(_line(event) + "\n")
             self.out.flush()
 
     # EventSink
@@ -89,5 +89,17 @@ class JsonEvents:
         if self.fmt == "json":
             texts = [e["text"] for e in self.events if e["type"] == "assistant"]
             summary = {"ok": ok, "text": "".join(texts), "events": self.events, **data}
-            self.out.write(json.dumps(summary, ensure_ascii=False) + "\n")
+            self.out.write(_line(summary) + "\n")
             self.out.flush()
+
+
+def _line(obj: Any) -> str:
+    """One JSON line, UTF-8 where it can be; text a UTF-8 stdout cannot carry (a lone
+    surrogate that slipped past the providers) goes out as a \\u escape instead of
+    ending the run without its `done` line."""
+    text = json.dumps(obj, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(obj, ensure_ascii=True)
+    return text

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 from slop.commands.base import CommandContext, Proceed, Registry
+from slop.debuglog import one_line, write_crash_log
 from slop.errors import CommandError, SlopError
 from slop.orchestrator import TurnResult
 
@@ -16,14 +19,36 @@ class Outcome:
     turn: TurnResult | None = None
     error: str = ""
     usage_error: bool = False  # a command used wrongly (batch mode exits 2)
+    internal: bool = False  # a bug in slop, caught by the last-resort handler (debug log written)
 
 
 class Engine:
-    def __init__(self, registry: Registry, ctx: CommandContext) -> None:
+    def __init__(self, registry: Registry, ctx: CommandContext, home: Path | None = None) -> None:
         self.registry = registry
         self.ctx = ctx
+        self.home = home  # $SLOP_HOME: debug logs go to its logs/ directory
 
     def handle(self, line: str) -> Outcome:
+        """Never raises for an Exception: whatever a model, a server or a bug in slop
+        throws ends as one error line (traceback in the debug log) and the REPL stays
+        at its prompt, batch mode prints its final line."""
+        try:
+            return self._handle(line)
+        except Exception as exc:
+            return self.internal_error(exc, line)
+
+    def internal_error(self, exc: BaseException, line: str) -> Outcome:
+        what = "a slash command" if line.strip().startswith("/") else "a model turn"
+        path = write_crash_log(self.home, exc, f"{what}: {line[:200]!r}") if self.home else None
+        message = one_line(exc, path)
+        try:
+            self.ctx.io.error(message)
+        except Exception:  # the output itself failed (it may be the bug): plain stderr still works
+            print(f"slop: {message}", file=sys.stderr)
+        kind = "command" if line.strip().startswith("/") else "turn"
+        return Outcome(kind, ok=False, error=message, internal=True)
+
+    def _handle(self, line: str) -> Outcome:
         text = line.strip()
         if not text:
             return Outcome("empty")

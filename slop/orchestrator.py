@@ -108,7 +108,13 @@ class Orchestrator:
             if reply.cancelled:
                 sink.warning("turn cancelled; the partial reply is kept and marked interrupted")
                 return TurnResult(gid, ok=False, text=answer, interrupted=True, steps=step)
+            if reply.truncated:
+                sink.warning(_truncated_warning(reply))
+                return TurnResult(gid, ok=False, text=answer, error=TRUNCATED, steps=step)
             if not reply.tool_calls:
+                if not reply.text.strip():
+                    sink.warning(EMPTY_REPLY)
+                    return TurnResult(gid, ok=False, text=answer, error=EMPTY_REPLY, steps=step)
                 return TurnResult(gid, ok=True, text=answer, steps=step)
             results = self.tools.run(reply.tool_calls, session, gid, cancel, sink)
             self._store_results(session, gid, provider, results)
@@ -158,7 +164,7 @@ class Orchestrator:
             reply = provider.stream(prompt, cancel, on_event)
         except ProviderError as exc:
             sink.assistant_end(None, interrupted=bool(exc.partial))
-            message = str(exc)
+            message = " ".join(str(exc).split())  # one line, whatever the server's message held
             if isinstance(exc, ContextTooLong):
                 message += (
                     f" (assembled prompt: ~{prompt.total_tokens} tokens; shrink it with /context window N"
@@ -172,7 +178,16 @@ class Orchestrator:
 
     def _store_reply(self, session: str, gid: str, provider: Provider, reply: ProviderReply) -> None:
         weight = reply.usage.total_tokens if reply.usage else None
-        if reply.tool_calls:
+        if reply.truncated:  # cut calls are not run, so they are not stored as calls either
+            row = NewMessage(
+                Role.ASSISTANT,
+                reply.text,
+                Status.TRUNCATED,
+                parsing_strategy=provider.strategy,
+                tokens=weight,
+                reasoning=reply.reasoning or None,
+            )
+        elif reply.tool_calls:
             row = NewMessage(
                 Role.ASSISTANT,
                 reply.native,
@@ -199,7 +214,7 @@ class Orchestrator:
                 self.store.messages.append(session, gid, row)
             if reply.usage:
                 self.store.usage.record(session, gid, reply.usage)
-            state = extract_state(reply.text) if reply.text and not reply.cancelled else None
+            state = extract_state(reply.text) if reply.text and not (reply.cancelled or reply.truncated) else None
             if state:
                 self.store.sessions.push_state(session, gid, state)
 
@@ -245,6 +260,20 @@ class Orchestrator:
                     self.store.sessions.push_state(session, entry.message.group_id, state)
                     return "no model reachable: STATE restored from the last STATE block in the window."
         return "no model reachable and no STATE block in the window; the STATE is unchanged."
+
+
+TRUNCATED = "the reply hit the output limit"
+EMPTY_REPLY = "the model sent an empty reply; send 'continue' or rephrase the request"
+
+
+def _truncated_warning(reply: ProviderReply) -> str:
+    produced = f" after {reply.usage.completion_tokens:,} tokens" if reply.usage and reply.usage.completion_tokens else ""
+    calls = len(reply.tool_calls)
+    skipped = f"; its {calls} unfinished tool call(s) were not run" if calls else ""
+    return (
+        f"{TRUNCATED}{produced} and was cut off{skipped}; it is stored marked truncated. "
+        "Ask for a shorter answer or one step at a time, or send 'continue'"
+    )
 
 
 REBUILD_REQUEST = (

@@ -29,6 +29,7 @@ from typing import Any
 from slop.records import HistoryEntry, Message, ParsedMessage, Prompt, Role, Status, Strategy, ToolCall
 
 __all__ = [
+    "decode_json",
     "gemini_args",
     "gemini_contents",
     "gemini_native",
@@ -36,6 +37,7 @@ __all__ = [
     "openai_messages",
     "openai_native",
     "parse",
+    "sendable_arguments",
     "tool_names_by_call_id",
 ]
 
@@ -48,6 +50,29 @@ class UnreadableRow(ValueError):
 
 def is_gemini_family(strategy: str | None) -> bool:
     return strategy in GEMINI_FAMILY
+
+
+def decode_json(text: str) -> Any:
+    """`json.loads` for text a model wrote: every way it can be unreadable is a
+    ValueError, including nesting deeper than Python's recursion limit ("[" * 50000
+    raises RecursionError in the stdlib) and integers past the int-conversion limit."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("the JSON is nested too deeply to read") from None
+
+
+def sendable_arguments(arguments: str) -> str:
+    """A call's arguments as they may go back to a server: the model's own text when it
+    is a JSON object, else the placeholder "{}". The ledger keeps what the model sent;
+    servers that parse replayed arguments (vLLM, llama.cpp templates) reject anything
+    else with a 400 on every later request, and the tool's error result already told
+    the model what was wrong."""
+    try:
+        value = decode_json(arguments) if arguments.strip() else {}
+    except ValueError:
+        return "{}"
+    return arguments if isinstance(value, dict) else "{}"
 
 
 # ---- reading stored rows -----------------------------------------------------------
@@ -67,7 +92,7 @@ def parse(message: Message) -> ParsedMessage:
 
 def _load_object(content: str | None) -> dict[str, Any]:
     try:
-        data = json.loads(content or "")
+        data = decode_json(content or "")
     except (TypeError, ValueError) as exc:
         raise UnreadableRow(str(exc)) from exc
     if not isinstance(data, dict):
@@ -186,12 +211,10 @@ def gemini_native(parts: list[dict[str, Any]]) -> str:
 
 
 def gemini_args(arguments: str) -> dict[str, Any]:
-    """A call's JSON argument text as the object Gemini's functionCall.args wants."""
-    try:
-        value = json.loads(arguments or "{}")
-    except ValueError:
-        return {"_raw": arguments}
-    return value if isinstance(value, dict) else {"value": value}
+    """A call's JSON argument text as the object Gemini's functionCall.args wants
+    (the placeholder {} when it is not a JSON object, as for OpenAI)."""
+    value = json.loads(sendable_arguments(arguments or "{}"))
+    return value if isinstance(value, dict) else {}
 
 
 # ---- building a provider's history ---------------------------------------------------
@@ -207,12 +230,18 @@ def openai_messages(prompt: Prompt) -> list[dict[str, Any]]:
             item: dict[str, Any] = {"role": "assistant", "content": parsed.text or None}
             if parsed.tool_calls:
                 item["tool_calls"] = [
-                    {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                    {
+                        "id": c.id,
+                        "type": "function",
+                        "function": {"name": c.name, "arguments": sendable_arguments(c.arguments)},
+                    }
                     for c in parsed.tool_calls
                 ]
             elif not parsed.text:
                 continue  # nothing left to send
             out.append(item)
+        elif msg.role == Role.ASSISTANT and not entry.content:
+            continue  # an empty reply (kept in the ledger for its reasoning) says nothing
         elif msg.role in (Role.USER, Role.ASSISTANT):
             out.append({"role": msg.role, "content": entry.content})
         elif msg.role == Role.SYSTEM and entry.content:

@@ -3,27 +3,22 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
-from slop.app import build
+from slop.app import App, build
 from slop.approval import ApprovalPolicy
 from slop.batch import JsonEvents
+from slop.debuglog import one_line, write_crash_log
 from slop.engine import Outcome
-from slop.settings import Settings
+from slop.errors import SlopError
+from slop.settings import Settings, user_home
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
 
 def run_batch(settings: Settings) -> int:
     if settings.output_format in ("json", "jsonl"):
-        events = JsonEvents(settings.output_format)
-        app = build(settings, events, events, ApprovalPolicy(settings.approval, None, events.warning))
-        try:
-            outcome = app.engine.handle(settings.prompt or "")
-            group = outcome.turn.group_id if outcome.turn else None
-            events.finish(outcome.ok, session=app.ctx.session, group_id=group, error=outcome.error or None)
-        finally:
-            app.close()
-        return exit_code(outcome)
+        return _run_json(settings)
     from slop.ui.terminal_io import TerminalIO
 
     io = TerminalIO.for_stream(sys.stdout, no_color=settings.no_color, interactive=False)
@@ -31,6 +26,29 @@ def run_batch(settings: Settings) -> int:
     try:
         outcome = app.engine.handle(settings.prompt or "")
     finally:
+        app.close()
+    return exit_code(outcome)
+
+
+def _run_json(settings: Settings) -> int:
+    """Every run ends with its `done` line, whatever failed before it."""
+    events = JsonEvents(settings.output_format)
+    app: App | None = None
+    try:
+        app = build(settings, events, events, ApprovalPolicy(settings.approval, None, events.warning))
+        outcome = app.engine.handle(settings.prompt or "")
+    except SlopError as exc:  # the ledger or the configuration could not be opened
+        events.error(str(exc))
+        outcome = Outcome("command", ok=False, error=str(exc))
+    except Exception as exc:
+        home = Path(settings.home) if settings.home else user_home()
+        message = one_line(exc, write_crash_log(home, exc, "starting batch mode"))
+        events.error(message)
+        outcome = Outcome("command", ok=False, error=message, internal=True)
+    session = app.ctx.session if app else settings.session
+    group = outcome.turn.group_id if outcome.turn else None
+    events.finish(outcome.ok, session=session, group_id=group, error=outcome.error or None)
+    if app is not None:
         app.close()
     return exit_code(outcome)
 

@@ -9,7 +9,7 @@ from functools import lru_cache
 
 from slop.context import layers as L
 from slop.context.assemble import AssemblyConfig, Snapshot, assemble, build_layers
-from slop.context.budget import prompt_budget
+from slop.context.budget import output_limit, prompt_budget
 from slop.context.strategies import ContextStrategy, Maintenance, Selection, Summarizer, WindowStrategy
 from slop.context.truncate import TruncationConfig
 from slop.parser import parse
@@ -59,6 +59,7 @@ class ContextService:
             skills=tuple(active),
             tools=tuple(self.tool_specs()),
             budget=budget,
+            output_limit=output_limit(model),
         )
         # Strategies get the room the history may use: the budget minus the system layers.
         room = max(1, budget - sum(layer.tokens for layer in build_layers(base, self._config()))) if budget > 0 else 0

@@ -29,6 +29,7 @@ from slop.providers.base import EventCallback, ProviderReply, ReasoningDelta, St
 from slop.providers.pump import pump
 from slop.providers.retry import retry_after_seconds
 from slop.records import Prompt, Strategy, ToolCall, ToolSpec, Usage
+from slop.textsafe import scrub
 
 DEFAULT_MODEL = "gemini-2.5-flash"
 MAX_RETRY_WAIT = 60.0  # a server asking for longer than this gets a clear error instead
@@ -68,8 +69,13 @@ def rest_request(prompt: Prompt, *, include_thoughts: bool) -> dict[str, Any]:
         body["systemInstruction"] = {"role": "user", "parts": [{"text": prompt.system_text}]}
     if prompt.tools:
         body["tools"] = [{"functionDeclarations": function_declarations(prompt.tools)}]
+    config: dict[str, Any] = {}
+    if prompt.output_limit > 0:
+        config["maxOutputTokens"] = prompt.output_limit
     if include_thoughts:
-        body["generationConfig"] = {"thinkingConfig": {"includeThoughts": True}}
+        config["thinkingConfig"] = {"includeThoughts": True}
+    if config:
+        body["generationConfig"] = config
     return body
 
 
@@ -144,6 +150,8 @@ class GeminiAccumulator:
         if not isinstance(text, str):
             self.parts.append(dict(part))  # other kinds (code, inline data) are kept as sent
             return []
+        text = scrub(text)
+        part = {**part, "text": text}
         thought = bool(part.get("thought"))
         last = self.parts[-1] if self.parts else None
         mergeable = (
@@ -184,13 +192,15 @@ class GeminiAccumulator:
             )
         if reason in _BLOCKED:
             raise BadResponse(f"Gemini stopped the reply ({reason}); rephrase the request", partial=partial)
-        if not self.calls and not self.text and not self.reasoning:
-            raise BadResponse(f"Gemini finished ({reason}) with an empty reply; send 'continue' or rephrase")
+        # MAX_TOKENS and empty replies are not errors here: the orchestrator reports a
+        # truncated or empty reply the same way for every provider.
 
     def reply(self, cancelled: bool) -> ProviderReply:
         calls = () if cancelled else tuple(self.calls)
         if cancelled:
             finish = "cancelled"
+        elif self.finish_reason == "MAX_TOKENS":
+            finish = "length"  # even with calls: the last one may be cut
         elif calls:
             finish = "tool_calls"
         else:
@@ -287,9 +297,10 @@ def map_transport_error(exc: BaseException, where: str, hint: str) -> ProviderEr
         return ProviderUnavailable(f"cannot reach {where}; {hint}")
     if names & {"RemoteProtocolError", "ReadError", "StreamError", "NetworkError"}:
         return BadResponse(f"the connection to {where} failed mid-reply ({type(exc).__name__}); try again")
+    detail = " ".join(str(exc).split())[:200]
     if isinstance(exc, ValueError):
-        return BadResponse(f"{where} sent a malformed reply ({str(exc)[:200]}); try again")
-    return BadResponse(f"the request to {where} failed ({type(exc).__name__}: {str(exc)[:200]}); try again")
+        return BadResponse(f"{where} sent a malformed reply ({detail}); try again")
+    return BadResponse(f"the request to {where} failed ({type(exc).__name__}: {detail}); try again")
 
 
 def retry_delay(error: ProviderError, attempt: int, base: float) -> float | None:
@@ -423,10 +434,12 @@ class GeminiProvider:
                 for d in body["tools"][0]["functionDeclarations"]
             ]
             tools = [types.Tool(function_declarations=declarations)]
-        thinking = body.get("generationConfig", {}).get("thinkingConfig")
+        generation = body.get("generationConfig", {})
+        thinking = generation.get("thinkingConfig")
         config = types.GenerateContentConfig(
             system_instruction=system or None,
             tools=tools,
+            max_output_tokens=generation.get("maxOutputTokens"),
             thinking_config=types.ThinkingConfig(include_thoughts=True) if thinking else None,
             automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
         )

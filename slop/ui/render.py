@@ -19,6 +19,7 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
+from slop.parser import decode_json
 from slop.ui.icons import IconSet, icons_for
 from slop.ui.stream import (
     CODE_THEME,
@@ -66,10 +67,13 @@ def format_duration(seconds: float) -> str:
 
 
 def _short_value(value: Any, cells: int) -> str:
-    if isinstance(value, str):
-        shown = json.dumps(value, ensure_ascii=False)
-    else:
-        shown = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    try:
+        if isinstance(value, str):
+            shown = json.dumps(value, ensure_ascii=False)
+        else:
+            shown = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    except (ValueError, RecursionError):  # nested near the recursion limit: parsed, but not re-encodable here
+        shown = "[deeply nested value]"
     return clip(shown, cells)
 
 
@@ -82,7 +86,7 @@ def flatten_args(args_json: str, value_cells: int = ARG_VALUE_CELLS) -> str:
     if not text:
         return ""
     try:
-        value = json.loads(text)
+        value = decode_json(text)
     except ValueError:
         return one_line(text)
     if isinstance(value, dict):

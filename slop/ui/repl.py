@@ -23,6 +23,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from slop import __version__
 from slop.approval import ApprovalPolicy
 from slop.boot import Boot, boot
+from slop.debuglog import one_line, write_crash_log
 from slop.context.budget import prompt_budget
 from slop.records import Role, Status, ToolCall
 from slop.settings import Settings
@@ -133,10 +134,20 @@ class Repl:
             except KeyboardInterrupt:
                 continue
             self._typed_ahead = ""
-            if self._run(line).kind == "exit":
+            if self._run_guarded(line) == "exit":
                 break
         self._write("bye", DIM)
         return 0
+
+    def _run_guarded(self, line: str) -> str:
+        """The engine turns errors into one line; this catches what fails around it
+        (key watcher, renderer) so the REPL always comes back to its prompt."""
+        try:
+            return self._run(line).kind
+        except Exception as exc:
+            message = one_line(exc, write_crash_log(self.boot.home, exc, f"REPL input {line[:200]!r}"))
+            self._write(f"✖ {message}", YELLOW)
+            return "error"
 
     def _run(self, line: str) -> Outcome:
         ctx = self.app.ctx
