@@ -60,11 +60,13 @@ class Engine:
         try:
             result = self.registry.dispatch(self.ctx, text)
         except CommandError as exc:
-            self.ctx.io.error(str(exc))
-            return Outcome("command", ok=False, error=str(exc), usage_error=True)
+            message = single_line(str(exc))
+            self.ctx.io.error(message)
+            return Outcome("command", ok=False, error=message, usage_error=True)
         except SlopError as exc:
-            self.ctx.io.error(str(exc))
-            return Outcome("command", ok=False, error=str(exc))
+            message = single_line(str(exc))
+            self.ctx.io.error(message)
+            return Outcome("command", ok=False, error=message)
         if self.ctx.exit_requested:
             return Outcome("exit")
         if isinstance(result, Proceed):
@@ -77,8 +79,15 @@ class Engine:
         try:
             result = self.ctx.orchestrator.run_turn(self.ctx.session, text, self.ctx.sink, self.ctx.cancel)
         except SlopError as exc:
-            self.ctx.io.error(str(exc))
-            return Outcome("turn", ok=False, error=str(exc))
+            message = single_line(str(exc))
+            self.ctx.io.error(message)
+            return Outcome("turn", ok=False, error=message)
         # A turn the user interrupted is not a failure; one cut short by an error is.
         ok = result.ok or (result.interrupted and not result.error)
         return Outcome("turn", ok=ok, turn=result, error=result.error)
+
+
+def single_line(text: str) -> str:
+    """An error is one line: line breaks quoted from the user's input or a server's
+    message are shown as \\n instead of breaking it."""
+    return text.replace("\r\n", "\n").replace("\r", "\\r").replace("\n", "\\n")

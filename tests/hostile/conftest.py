@@ -160,3 +160,52 @@ def assert_valid_gemini(body: dict[str, Any]) -> None:
         if calls:
             answers = [p["functionResponse"]["id"] for p in contents[i + 1]["parts"] if "functionResponse" in p]
             assert sorted(answers) == sorted(c.get("id") for c in calls), "every call has its response next"
+
+
+# ---- the real engine in this process -------------------------------------------------------
+@dataclass
+class EngineUnderTest:
+    """A built app whose output goes through JsonEvents into a strict UTF-8 stream, as
+    batch mode's does; `run` returns the outcome and the events that line produced."""
+
+    app: Any
+    events: Any
+    home: Path
+
+    def run(self, line: str) -> tuple[Any, list[dict[str, Any]]]:
+        start = len(self.events.events)
+        outcome = self.app.engine.handle(line)
+        return outcome, self.events.events[start:]
+
+    def crash_logs(self) -> list[Path]:
+        logs = self.home / "logs"
+        return sorted(logs.glob("*.log")) if logs.exists() else []
+
+
+@pytest.fixture
+def engine(tmp_path: Path, fake_llm: FakeLLM) -> Iterator[EngineUnderTest]:
+    import io
+
+    from slop.app import build
+    from slop.approval import ApprovalPolicy
+    from slop.batch import JsonEvents
+    from slop.settings import Settings
+
+    project = tmp_path / "project"
+    project.mkdir(exist_ok=True)
+    (project / "notes.txt").write_text("remember the milk\n")
+    settings = Settings(
+        db_path=str(tmp_path / "ledger.db"),
+        home=str(tmp_path / "home"),
+        project_root=str(project),
+        openai_api_key="sk-fuzz-123456",
+        openai_base_url=fake_llm.openai_base_url,
+        model="fake-gpt",
+        max_retries=0,
+        approval="read-only",
+    )
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)  # strict, like stdout
+    events = JsonEvents("jsonl", out=out)
+    app = build(settings, events, events, ApprovalPolicy("read-only", None, events.warning))
+    yield EngineUnderTest(app, events, tmp_path / "home")
+    app.close()
