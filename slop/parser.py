@@ -69,7 +69,7 @@ def sendable_arguments(arguments: str) -> str:
     else with a 400 on every later request, and the tool's error result already told
     the model what was wrong."""
     try:
-        value = decode_json(arguments) if arguments.strip() else {}
+        value = decode_json(arguments)
     except ValueError:
         return "{}"
     return arguments if isinstance(value, dict) else "{}"

@@ -57,7 +57,9 @@ def replacement_stored(run: Run, db: sqlite3.Connection) -> None:
 
 
 def big_reply_stored(run: Run, db: sqlite3.Connection) -> None:
-    length, tokens = db.execute("SELECT length(content), content_tokens FROM messages WHERE role='assistant'").fetchone()
+    length, tokens = db.execute(
+        "SELECT length(content), content_tokens FROM messages WHERE role='assistant'"
+    ).fetchone()
     assert length == BIG, "all 10 MB are kept"
     assert BIG // 8 <= tokens < BIG, "its size is counted (exactly up to the cap, extrapolated beyond)"
 
@@ -115,7 +117,9 @@ OPENAI_CONTEXT_ERRORS = {
 
 BOTH = ("openai", "gemini")
 CASES = [
-    Case("arguments [ * 50000", ("openai",), lambda f: calls(f, "[" * 50000), 0, check=stored_arguments_kept("[" * 50000)),
+    Case(
+        "arguments [ * 50000", ("openai",), lambda f: calls(f, "[" * 50000), 0, check=stored_arguments_kept("[" * 50000)
+    ),
     Case(
         "arguments: a 5,000-digit integer",
         ("openai",),
@@ -130,7 +134,9 @@ CASES = [
         0,
         check=stored_arguments_kept('{"path": "notes.txt"'),
     ),
-    Case("arguments: a JSON array", ("openai",), lambda f: calls(f, "[1, 2]"), 0, check=stored_arguments_kept("[1, 2]")),
+    Case(
+        "arguments: a JSON array", ("openai",), lambda f: calls(f, "[1, 2]"), 0, check=stored_arguments_kept("[1, 2]")
+    ),
     Case(
         "arguments a string (not an object) on the Gemini wire",
         ("gemini",),
