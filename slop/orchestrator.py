@@ -267,7 +267,9 @@ EMPTY_REPLY = "the model sent an empty reply; send 'continue' or rephrase the re
 
 
 def _truncated_warning(reply: ProviderReply) -> str:
-    produced = f" after {reply.usage.completion_tokens:,} tokens" if reply.usage and reply.usage.completion_tokens else ""
+    produced = (
+        f" after {reply.usage.completion_tokens:,} tokens" if reply.usage and reply.usage.completion_tokens else ""
+    )
     calls = len(reply.tool_calls)
     skipped = f"; its {calls} unfinished tool call(s) were not run" if calls else ""
     return (

@@ -93,8 +93,13 @@ class ContextService:
         return check(session, text) if check else None
 
     def maintain(
-        self, session_name: str, parsing_strategy: str, model: str, summarize: Summarizer | None = None,
-        *, force: bool = False,
+        self,
+        session_name: str,
+        parsing_strategy: str,
+        model: str,
+        summarize: Summarizer | None = None,
+        *,
+        force: bool = False,
     ) -> Maintenance:
         """Let the session's strategy compact the history before a model call (or when
         /context compact forces it). Strategies without a `maintain` hook do nothing."""

@@ -188,7 +188,6 @@ class _Accumulator:
             model=self.model,
         )
 
-
     def _finish(self, cancelled: bool, has_calls: bool) -> str:
         if cancelled:
             return "cancelled"

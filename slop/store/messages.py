@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from dataclasses import replace
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import Any
 
 from slop.errors import StoreError

@@ -9,6 +9,7 @@ array (items), enum and anyOf. No jsonschema dependency for that.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from slop.parser import decode_json

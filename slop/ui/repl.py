@@ -23,8 +23,8 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from slop import __version__
 from slop.approval import ApprovalPolicy
 from slop.boot import Boot, boot
-from slop.debuglog import one_line, write_crash_log
 from slop.context.budget import prompt_budget
+from slop.debuglog import one_line, write_crash_log
 from slop.records import Role, Status, ToolCall
 from slop.settings import Settings
 from slop.ui.completion import LazyCompleter

@@ -45,6 +45,7 @@ class ToolCallsReply:
     reasoning: str | None = None
     usage: tuple[int, ...] | None = None
     delay: float = 0.0
+    finish: Literal["tool_calls", "length"] = "tool_calls"  # "length": the output limit cut the calls
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,7 +165,7 @@ def make_plan(
     else:
         text = reply.text or ""
         pieces = split_text(text, 4)
-        finish = "tool_calls"
+        finish = reply.finish
         for spec in reply.calls:
             if isinstance(spec.args, str):
                 args_json = spec.args
@@ -225,7 +226,10 @@ def reply_from_json(obj: Any) -> Reply:
         return CutoffReply(str(obj["cutoff"]), obj.get("mode", "abort"))
     if "stream_error" in obj:
         return StreamErrorReply(
-            str(obj.get("text", "")), str(obj["stream_error"]), int(obj.get("code", 500)), obj.get("type", "server_error")
+            str(obj.get("text", "")),
+            str(obj["stream_error"]),
+            int(obj.get("code", 500)),
+            obj.get("type", "server_error"),
         )
     if obj.get("malformed"):
         return MalformedReply()

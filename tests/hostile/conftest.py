@@ -3,6 +3,7 @@ slop sends afterwards is one a strict OpenAI-compatible or Gemini server accepts
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -151,7 +152,7 @@ def assert_valid_gemini(body: dict[str, Any]) -> None:
     assert isinstance(config.get("maxOutputTokens"), int) and config["maxOutputTokens"] > 0
     contents = body["contents"]
     assert contents and contents[0]["role"] == "user"
-    for before, after in zip(contents, contents[1:], strict=False):
+    for before, after in itertools.pairwise(contents):
         assert before["role"] != after["role"], "roles alternate"
     for i, content in enumerate(contents):
         calls = [p["functionCall"] for p in content["parts"] if "functionCall" in p]

@@ -154,6 +154,14 @@ CASES = [
         says="the reply hit the output limit",
         status="truncated",
     ),
+    Case(
+        "tool calls cut by the output limit",
+        BOTH,
+        lambda f: f.enqueue(ToolCallsReply((ToolCallSpec("read_file", {"path": "notes.txt"}),), finish="length")),
+        1,
+        says="1 unfinished tool call(s) were not run",
+        check=cut_calls_not_run,
+    ),
     Case("an empty final reply", BOTH, lambda f: f.enqueue_text(""), 1, says="empty reply"),
     Case(
         "an error object inside the stream",
