@@ -9,6 +9,8 @@ import json
 import sys
 from typing import IO, Any
 
+from slop.textsafe import single_line
+
 
 class JsonEvents:
     def __init__(self, fmt: str, out: IO[str] | None = None) -> None:
@@ -63,7 +65,7 @@ class JsonEvents:
         self.emit("warning", text=text)
 
     def error(self, text: str) -> None:
-        self.emit("error", text=text)
+        self.emit("error", text=single_line(text))
 
     def markdown(self, text: str) -> None:
         self.emit("info", text=text)

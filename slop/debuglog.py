@@ -5,6 +5,8 @@ conversation (arguments, replies) the ledger itself protects."""
 
 from __future__ import annotations
 
+import io
+import logging
 import os
 import sys
 import time
@@ -40,6 +42,34 @@ def write_crash_log(home: Path, exc: BaseException, context: str = "") -> Path |
         return path
     except OSError:
         return None
+
+
+class PrivateLogFile(logging.FileHandler):
+    """`$SLOP_HOME/logs/slop.log`, created 0600 on the first record only (delay=True)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path, encoding="utf-8", delay=True, errors="backslashreplace")
+
+    def _open(self) -> io.TextIOWrapper:
+        Path(self.baseFilename).parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(self.baseFilename, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        return open(fd, "a", encoding="utf-8", errors="backslashreplace")
+
+
+def route_warnings_to_file(home: Path) -> None:
+    """Warnings slop's modules log (a tool that raised, a failed callback) go to the
+    debug log, not as a traceback onto the user's screen (Python's last-resort handler
+    prints them to stderr). Replaces the handler a previous build installed."""
+    logger = logging.getLogger("slop")
+    for handler in list(logger.handlers):
+        if isinstance(handler, PrivateLogFile):
+            logger.removeHandler(handler)
+            handler.close()
+    handler = PrivateLogFile(log_dir(home) / "slop.log")
+    handler.setLevel(logging.WARNING)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(name)s %(levelname)s %(message)s"))
+    logger.addHandler(handler)
+    logger.propagate = False
 
 
 def one_line(exc: BaseException, path: Path | None) -> str:

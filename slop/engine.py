@@ -10,6 +10,7 @@ from slop.commands.base import CommandContext, Proceed, Registry
 from slop.debuglog import one_line, write_crash_log
 from slop.errors import CommandError, SlopError
 from slop.orchestrator import TurnResult
+from slop.textsafe import scrub, single_line
 
 
 @dataclass
@@ -49,6 +50,9 @@ class Engine:
         return Outcome(kind, ok=False, error=message, internal=True)
 
     def _handle(self, line: str) -> Outcome:
+        # Terminals and argv decode invalid UTF-8 as lone surrogates (surrogateescape);
+        # they could not be stored, printed or sent, so they become U+FFFD here, once.
+        line = scrub(line)
         text = line.strip()
         if not text:
             return Outcome("empty")
@@ -85,9 +89,3 @@ class Engine:
         # A turn the user interrupted is not a failure; one cut short by an error is.
         ok = result.ok or (result.interrupted and not result.error)
         return Outcome("turn", ok=ok, turn=result, error=result.error)
-
-
-def single_line(text: str) -> str:
-    """An error is one line: line breaks quoted from the user's input or a server's
-    message are shown as \\n instead of breaking it."""
-    return text.replace("\r\n", "\n").replace("\r", "\\r").replace("\n", "\\n")

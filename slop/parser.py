@@ -23,10 +23,12 @@ read by their shape; that is the only place the shape of stored JSON is guessed.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from typing import Any
 
 from slop.records import HistoryEntry, Message, ParsedMessage, Prompt, Role, Status, Strategy, ToolCall
+from slop.textsafe import has_surrogates, scrub
 
 __all__ = [
     "decode_json",
@@ -55,11 +57,27 @@ def is_gemini_family(strategy: str | None) -> bool:
 def decode_json(text: str) -> Any:
     """`json.loads` for text a model wrote: every way it can be unreadable is a
     ValueError, including nesting deeper than Python's recursion limit ("[" * 50000
-    raises RecursionError in the stdlib) and integers past the int-conversion limit."""
+    raises RecursionError in the stdlib) and integers past the int-conversion limit.
+    Strings come back without lone surrogates (a "\\ud800" escape is valid JSON, but
+    no file name, SQLite row or HTTP body can carry what it decodes to)."""
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except RecursionError:
         raise ValueError("the JSON is nested too deeply to read") from None
+    return _scrubbed(value) if _SURROGATE_ESCAPE.search(text) or has_surrogates(text) else value
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _scrubbed(value: Any) -> Any:
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, list):
+        return [_scrubbed(v) for v in value]
+    if isinstance(value, dict):
+        return {scrub(k): _scrubbed(v) for k, v in value.items()}
+    return value
 
 
 def sendable_arguments(arguments: str) -> str:
@@ -67,12 +85,15 @@ def sendable_arguments(arguments: str) -> str:
     is a JSON object, else the placeholder "{}". The ledger keeps what the model sent;
     servers that parse replayed arguments (vLLM, llama.cpp templates) reject anything
     else with a 400 on every later request, and the tool's error result already told
-    the model what was wrong."""
+    the model what was wrong. Text with surrogate escapes is re-encoded without them
+    (strict JSON parsers such as serde_json and nlohmann reject lone ones)."""
     try:
         value = decode_json(arguments)
     except ValueError:
         return "{}"
-    return arguments if isinstance(value, dict) else "{}"
+    if not isinstance(value, dict):
+        return "{}"
+    return json.dumps(value, ensure_ascii=False) if _SURROGATE_ESCAPE.search(arguments) else arguments
 
 
 # ---- reading stored rows -----------------------------------------------------------

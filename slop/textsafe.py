@@ -1,4 +1,4 @@
-"""Text that can always be stored, printed and sent: no lone UTF-16 surrogates.
+"""Text that can always be stored, printed and sent: no lone UTF-16 surrogates; errors on one line.
 
 A model (or a JSON escape like "\\ud800" in a stream) can hand Python a `str` holding a
 lone surrogate. Such a string cannot be encoded as UTF-8, so SQLite, the terminal, a
@@ -23,3 +23,9 @@ def scrub(text: str) -> str:
     if not _SURROGATE.search(text):
         return text
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def single_line(text: str) -> str:
+    """An error is one line: line breaks quoted from the user's input or a server's
+    message are shown as \\n instead of breaking it (scripts read errors line by line)."""
+    return text.replace("\r\n", "\n").replace("\r", "\\r").replace("\n", "\\n")

@@ -12,6 +12,8 @@ from typing import Any
 from slop.errors import StoreError
 
 BUSY_TIMEOUT_MS = 5000
+# Parameters SQLite cannot take: a str with a lone surrogate, an int past 64 bits.
+_UNBINDABLE = (UnicodeEncodeError, OverflowError)
 
 
 class Database:
@@ -48,6 +50,8 @@ class Database:
                 return self._conn.execute(sql, params)
             except sqlite3.Error as exc:
                 raise StoreError(f"ledger error: {exc}") from exc
+            except _UNBINDABLE as exc:
+                raise StoreError(f"the ledger cannot store this value ({exc}); nothing was written") from exc
 
     def executemany(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
         with self.lock:
@@ -98,6 +102,8 @@ class Database:
             raise
         except sqlite3.Error as exc:
             raise StoreError(f"ledger error: {exc}") from exc
+        except _UNBINDABLE as exc:
+            raise StoreError(f"the ledger cannot look up this value ({exc})") from exc
         finally:
             cursor.close()
 

@@ -20,6 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from slop.parser import decode_json
+from slop.textsafe import single_line
 from slop.ui.icons import IconSet, icons_for
 from slop.ui.stream import (
     CODE_THEME,
@@ -330,7 +331,7 @@ class Renderer:
         self._notice(self.icons.warning, text, "yellow")
 
     def error(self, text: str) -> None:
-        self._notice(self.icons.error, text, "bold red")
+        self._notice(self.icons.error, single_line(text), "bold red")
 
     def memo(self, text: str) -> None:
         self._notice(self.icons.memo, text, "magenta")
