@@ -8,45 +8,34 @@ which both providers share. Thought signatures are stored exactly as the API sen
 
 from __future__ import annotations
 
-import base64
 import json
 import re
 import threading
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from slop import parser
 from slop.errors import (
     AuthError,
     BadResponse,
-    ContextTooLong,
     ProviderError,
-    ProviderUnavailable,
-    RateLimited,
 )
 from slop.providers.base import EventCallback, ProviderReply, ReasoningDelta, StreamEvent, TextDelta
+from slop.providers.gemini_errors import (
+    map_google_error,
+    map_transport_error,
+    with_retries,
+)
+from slop.providers.gemini_sdk import sdk_to_rest, to_sdk_content
 from slop.providers.pump import pump
-from slop.providers.retry import retry_after_seconds
 from slop.records import Prompt, Strategy, ToolCall, ToolSpec, Usage
 from slop.textsafe import scrub
 
 DEFAULT_MODEL = "gemini-2.5-flash"
-MAX_RETRY_WAIT = 60.0  # a server asking for longer than this gets a clear error instead
-RETRY_STATUSES = (429, 500, 502, 503, 504)
 _NO_THOUGHTS = re.compile(r"gemini-(1\.|2\.0)|gemma|embedding|learnlm", re.IGNORECASE)
 
 Emit = Callable[[StreamEvent], None]
-
-
-class GoogleHTTPError(Exception):
-    """An HTTP error from a Google endpoint, before it is mapped to slop.errors."""
-
-    def __init__(self, status: int, body: Any, headers: Mapping[str, str] | None = None) -> None:
-        super().__init__(f"HTTP {status}: {str(body)[:200]}")
-        self.status = status
-        self.body = body
-        self.headers = dict(headers or {})
 
 
 # ---- the request ------------------------------------------------------------------------
@@ -216,133 +205,6 @@ class GeminiAccumulator:
         )
 
 
-# ---- errors -----------------------------------------------------------------------------
-def _error_obj(body: Any) -> dict[str, Any]:
-    if isinstance(body, list) and len(body) == 1:
-        body = body[0]
-    if isinstance(body, dict):
-        error = body.get("error", body)
-        return error if isinstance(error, dict) else {}
-    return {}
-
-
-def google_message(body: Any) -> str:
-    error = _error_obj(body)
-    if error.get("message"):
-        return str(error["message"])
-    text = body if isinstance(body, str) else json.dumps(body) if body is not None else ""
-    return " ".join(text.split())[:300] or "no details"
-
-
-def _reasons(body: Any) -> set[str]:
-    details = _error_obj(body).get("details")
-    return (
-        {str(d.get("reason")) for d in details if isinstance(d, dict) and d.get("reason")}
-        if isinstance(details, list)
-        else set()
-    )
-
-
-def _is_context_error(message: str) -> bool:
-    text = message.lower()
-    return any(
-        k in text
-        for k in (
-            "input token count",
-            "exceeds the maximum number of tokens",
-            "context length",
-            "too long",
-            "maximum context",
-            "too many tokens",
-        )
-    )
-
-
-def map_google_error(
-    status: int, body: Any, headers: Mapping[str, str] | None, *, where: str, auth_hint: str
-) -> ProviderError:
-    """One mapping for the Gemini API and Code Assist (same google.rpc.Status bodies)."""
-    message = google_message(body)
-    if status in (401, 403) or "API_KEY_INVALID" in _reasons(body):
-        return AuthError(f"{where} rejected the credentials ({status}): {message}; {auth_hint}", status=status)
-    if status == 429:
-        wait = retry_after_seconds(dict(headers or {}), _body_dict(body))
-        hint = f"; the server asks to wait {wait:.0f}s" if wait else ""
-        return RateLimited(f"rate limited by {where} (429){hint}: {message}; try again shortly", retry_after=wait)
-    if status == 400 and _is_context_error(message):
-        return ContextTooLong(f"the prompt is too long for the model: {message}", status=400)
-    if status == 404:
-        return ProviderError(f"not found (404): {message}; check the model name (/models lists them)", status=404)
-    if status >= 500:
-        return ProviderUnavailable(f"{where} failed ({status}): {message}; try again shortly", status=status)
-    return ProviderError(f"{where} answered {status}: {message}", status=status)
-
-
-def _body_dict(body: Any) -> Any:
-    if isinstance(body, list) and len(body) == 1:
-        return body[0]
-    return body
-
-
-def _class_names(exc: BaseException) -> set[str]:
-    return {cls.__name__ for cls in type(exc).__mro__}
-
-
-def map_transport_error(exc: BaseException, where: str, hint: str) -> ProviderError:
-    """httpx / httpx2 (the SDK's) transport errors and unreadable bodies."""
-    names = _class_names(exc)
-    if "TimeoutException" in names:
-        return ProviderUnavailable(f"the request to {where} timed out; try again or raise SLOP_REQUEST_TIMEOUT")
-    if "ConnectError" in names:
-        return ProviderUnavailable(f"cannot reach {where}; {hint}")
-    if names & {"RemoteProtocolError", "ReadError", "StreamError", "NetworkError"}:
-        return BadResponse(f"the connection to {where} failed mid-reply ({type(exc).__name__}); try again")
-    detail = " ".join(str(exc).split())[:200]
-    if isinstance(exc, ValueError):
-        return BadResponse(f"{where} sent a malformed reply ({detail}); try again")
-    return BadResponse(f"the request to {where} failed ({type(exc).__name__}: {detail}); try again")
-
-
-def retry_delay(error: ProviderError, attempt: int, base: float) -> float | None:
-    """Seconds to wait before the next attempt, or None when this error is final."""
-    if error.status not in RETRY_STATUSES and not (error.status is None and isinstance(error, ProviderUnavailable)):
-        return None
-    backoff = base * (2**attempt)
-    if isinstance(error, RateLimited) and error.retry_after is not None:
-        if error.retry_after > MAX_RETRY_WAIT:
-            return None
-        return max(error.retry_after, 0.0)
-    return backoff
-
-
-def with_retries(
-    attempt_once: Callable[[], None],
-    acc: GeminiAccumulator,
-    stop: threading.Event,
-    map_error: Callable[[BaseException], ProviderError],
-    max_retries: int,
-    base: float,
-) -> None:
-    """Run one streamed request, retrying 429 / 5xx / connection failures that happen
-    before anything was received. The wait honours Retry-After / RetryInfo.retryDelay
-    and ends at once when the turn is cancelled."""
-    attempt = 0
-    while True:
-        try:
-            attempt_once()
-            return
-        except Exception as exc:
-            if stop.is_set():
-                return
-            error = map_error(exc)
-            wait = retry_delay(error, attempt, base) if attempt < max_retries and not acc.started else None
-            if wait is None:
-                raise error from exc
-            attempt += 1
-            if stop.wait(wait):
-                return
-
-
 # ---- the SDK provider ------------------------------------------------------------------------
 class GeminiProvider:
     strategy = Strategy.GEMINI
@@ -484,63 +346,3 @@ class GeminiProvider:
                 exc.code, exc.details, headers, where=self.where, auth_hint="check GEMINI_API_KEY / GOOGLE_API_KEY"
             )
         return map_transport_error(exc, self.where, "check your network or GOOGLE_GEMINI_BASE_URL")
-
-
-# ---- REST dicts <-> SDK types ------------------------------------------------------------------
-_PART_KEYS = {
-    "text",
-    "thought",
-    "thoughtSignature",
-    "functionCall",
-    "functionResponse",
-    "inlineData",
-    "fileData",
-    "executableCode",
-    "codeExecutionResult",
-}
-
-
-def to_sdk_content(content: dict[str, Any]) -> Any:
-    """A REST Content dict as `types.Content`. Validated from JSON so base64 thought
-    signatures become the bytes the SDK wants; a part the SDK rejects is reduced to
-    the fields it knows, and as a last resort to text."""
-    from google.genai import types
-
-    try:
-        return types.Content.model_validate_json(json.dumps(content))
-    except ValueError:
-        pass
-    parts = []
-    for part in content.get("parts") or []:
-        parts.append(_to_sdk_part(part, types))
-    return types.Content(role=content.get("role") or "user", parts=parts)
-
-
-def _to_sdk_part(part: Any, types: Any) -> Any:
-    if isinstance(part, dict):
-        known = {k: v for k, v in part.items() if k in _PART_KEYS}
-        if isinstance(known.get("functionCall"), dict):
-            known["functionCall"] = {k: v for k, v in known["functionCall"].items() if k in ("id", "name", "args")}
-        if isinstance(known.get("functionResponse"), dict):
-            known["functionResponse"] = {
-                k: v for k, v in known["functionResponse"].items() if k in ("id", "name", "response")
-            }
-        try:
-            return types.Part.model_validate_json(json.dumps(known))
-        except ValueError:
-            pass
-    return types.Part(text=json.dumps(part, ensure_ascii=False) if not isinstance(part, str) else part)
-
-
-def sdk_to_rest(chunk: Any) -> dict[str, Any]:
-    """An SDK GenerateContentResponse as the REST dict, signatures in standard base64
-    (what the API sent; pydantic's own dump would use the URL-safe alphabet)."""
-    data: dict[str, Any] = chunk.model_dump(mode="json", by_alias=True, exclude_none=True)
-    for cand_obj, cand in zip(chunk.candidates or [], data.get("candidates") or [], strict=False):
-        content_obj = getattr(cand_obj, "content", None)
-        parts = (cand.get("content") or {}).get("parts") or []
-        for part_obj, part in zip(getattr(content_obj, "parts", None) or [], parts, strict=False):
-            signature = getattr(part_obj, "thought_signature", None)
-            if isinstance(signature, bytes):
-                part["thoughtSignature"] = base64.b64encode(signature).decode("ascii")
-    return data
