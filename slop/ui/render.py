@@ -21,6 +21,7 @@ from rich.text import Text
 
 from slop.parser import decode_json
 from slop.textsafe import single_line
+from slop.ui.displaycap import DisplayBudget
 from slop.ui.icons import IconSet, icons_for
 from slop.ui.stream import (
     CODE_THEME,
@@ -68,11 +69,9 @@ def format_duration(seconds: float) -> str:
 
 
 def _short_value(value: Any, cells: int) -> str:
+    separators = None if isinstance(value, str) else (",", ":")
     try:
-        if isinstance(value, str):
-            shown = json.dumps(value, ensure_ascii=False)
-        else:
-            shown = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        shown = json.dumps(value, ensure_ascii=False, separators=separators)
     except (ValueError, RecursionError):  # nested near the recursion limit: parsed, but not re-encodable here
         shown = "[deeply nested value]"
     return clip(shown, cells)
@@ -127,6 +126,7 @@ class Renderer:
         self._lock = threading.RLock()
         self._answer: MarkdownStream | None = None
         self._reasoning: ReasoningStream | None = None
+        self._budget = DisplayBudget()
         self._pending: list[tuple[str, str]] = []  # running tool calls (name, args)
         self._tools_live: Live | None = None
 
@@ -162,9 +162,12 @@ class Renderer:
     def assistant_start(self) -> None:
         """A new reply begins (reasoning and answer deltas follow)."""
         self._end_streams()
+        self._budget.reset()
 
     def reasoning_delta(self, text: str) -> None:
         """A piece of the model's reasoning: shown dim and italic, not as markdown."""
+        if not (text := self._budget.take(text)):
+            return
         if self._answer is not None:  # reasoning after some answer text
             self._answer.finish()
             self._answer = None
@@ -174,6 +177,8 @@ class Renderer:
 
     def assistant_delta(self, text: str) -> None:
         """A piece of the answer, rendered as streaming markdown."""
+        if not (text := self._budget.take(text)):
+            return
         self._finish_reasoning()
         if self._answer is None:
             self._answer = MarkdownStream(self.console, code_theme=self.code_theme)
@@ -189,6 +194,8 @@ class Renderer:
             answer.finish()
         elif interrupted:
             self._out.print(Text(INTERRUPTED_MARKER, style="dim"))
+        if note := self._budget.note():
+            self._out.print(Text(note, style="dim"))
         if tokens:
             self._tokens(tokens)
 
