@@ -22,7 +22,13 @@ def run_batch(settings: Settings) -> int:
     from slop.ui.terminal_io import TerminalIO
 
     io = TerminalIO.for_stream(sys.stdout, no_color=settings.no_color, interactive=False)
-    app = build(settings, io, io.renderer, ApprovalPolicy(settings.approval, None, io.warning))
+    try:
+        app = build(settings, io, io.renderer, ApprovalPolicy(settings.approval, None, io.warning))
+    except SlopError:
+        raise  # the CLI prints it as one line
+    except Exception as exc:
+        print(f"slop: {_internal(settings, exc)}", file=sys.stderr)
+        return EXIT_ERROR
     try:
         outcome = app.engine.handle(settings.prompt or "")
     finally:
@@ -41,8 +47,7 @@ def _run_json(settings: Settings) -> int:
         events.error(str(exc))
         outcome = Outcome("command", ok=False, error=str(exc))
     except Exception as exc:
-        home = Path(settings.home) if settings.home else user_home()
-        message = one_line(exc, write_crash_log(home, exc, "starting batch mode"))
+        message = _internal(settings, exc)
         events.error(message)
         outcome = Outcome("command", ok=False, error=message, internal=True)
     session = app.ctx.session if app else settings.session
@@ -51,6 +56,12 @@ def _run_json(settings: Settings) -> int:
     if app is not None:
         app.close()
     return exit_code(outcome)
+
+
+def _internal(settings: Settings, exc: Exception) -> str:
+    """A bug while starting: its traceback to the debug log, one line for the user."""
+    home = Path(settings.home) if settings.home else user_home()
+    return one_line(exc, write_crash_log(home, exc, "starting batch mode"))
 
 
 def exit_code(outcome: Outcome) -> int:
