@@ -242,8 +242,10 @@ def unwrap(payload: Any) -> Any:
     """`{"response": {...}}` -> the GenerateContentResponse inside."""
     if isinstance(payload, dict) and isinstance(payload.get("response"), dict):
         return payload["response"]
-    if isinstance(payload, dict) and "error" in payload:
-        raise GoogleHTTPError(int(payload["error"].get("code") or 500), payload)
+    if isinstance(payload, dict) and "error" in payload:  # an error sent inside the 200 stream
+        error = payload["error"]
+        code = error.get("code") if isinstance(error, dict) else None
+        raise GoogleHTTPError(code if isinstance(code, int) and 400 <= code < 600 else 500, payload)
     return payload
 
 

@@ -18,6 +18,7 @@ import pytest
 
 from slop.cli import main
 from tests.fakellm import FakeLLM, RecordedRequest
+from tests.providers.conftest import write_token
 
 TIMEOUT = 120
 LONE_SURROGATE = re.compile(r"\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f])|(?<!\\ud[89ab][0-9a-f]{2})\\ud[c-f][0-9a-f]{2}", re.I)
@@ -66,8 +67,15 @@ class Batch:
         values = {"SLOP_HOME": str(self.home), "SLOP_MAX_RETRIES": "0", "NO_COLOR": "1"}
         if self.protocol == "openai":
             values.update(OPENAI_API_KEY="sk-hostile-123456", OPENAI_BASE_URL=self.fake.openai_base_url)
-        else:
+        elif self.protocol == "gemini":
             values.update(GEMINI_API_KEY="hostile-key", GOOGLE_GEMINI_BASE_URL=self.fake.gemini_base_url)
+        else:  # Code Assist: a saved sign-in, both endpoints on the fake
+            write_token(self.home / "oauth_token.json")
+            values.update(
+                SLOP_PROVIDER="gemini_gca",
+                SLOP_GCA_BASE_URL=self.fake.gca_base_url,
+                SLOP_GCA_TOKEN_URL=self.fake.token_url,
+            )
         return values
 
     def argv(self, prompt: str) -> list[str]:
@@ -106,7 +114,14 @@ def batch_for(
     project = tmp_path / "project"
     project.mkdir()
     (project / "notes.txt").write_text("remember the milk\n")
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL"):
+    for name in (
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "GEMINI_API_KEY",
+        "GOOGLE_API_KEY",
+        "GOOGLE_GEMINI_BASE_URL",
+        "GOOGLE_CLOUD_PROJECT",
+    ):
         monkeypatch.delenv(name, raising=False)
 
     def make(protocol: str) -> Batch:
@@ -122,6 +137,8 @@ def assert_valid_request(request: RecordedRequest) -> None:
     assert isinstance(body, dict), "the request body is JSON"
     if request.protocol == "openai":
         assert_valid_openai(body)
+    elif request.protocol == "gca":
+        assert_valid_gemini(body["request"])  # the Code Assist envelope around a GenerateContentRequest
     else:
         assert_valid_gemini(body)
 

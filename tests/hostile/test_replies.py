@@ -116,6 +116,7 @@ OPENAI_CONTEXT_ERRORS = {
 }
 
 BOTH = ("openai", "gemini")
+ALL = ("openai", "gemini", "gca")  # gca: Gemini Code Assist, the same replies in its envelope
 CASES = [
     Case(
         "arguments [ * 50000", ("openai",), lambda f: calls(f, "[" * 50000), 0, check=stored_arguments_kept("[" * 50000)
@@ -144,11 +145,11 @@ CASES = [
         1,
         says="malformed reply",
     ),
-    Case("a lone surrogate in streamed text", BOTH, lambda f: f.enqueue_text("a\ud800b"), 0, check=replacement_stored),
+    Case("a lone surrogate in streamed text", ALL, lambda f: f.enqueue_text("a\ud800b"), 0, check=replacement_stored),
     Case("10 MB without whitespace", BOTH, lambda f: f.enqueue_text("x" * BIG), 0, check=big_reply_stored),
     Case(
         "finish_reason length / MAX_TOKENS",
-        BOTH,
+        ALL,
         lambda f: f.enqueue_text('```json\n{\n  "name":', finish="length"),
         1,
         says="the reply hit the output limit",
@@ -156,16 +157,16 @@ CASES = [
     ),
     Case(
         "tool calls cut by the output limit",
-        BOTH,
+        ALL,
         lambda f: f.enqueue(ToolCallsReply((ToolCallSpec("read_file", {"path": "notes.txt"}),), finish="length")),
         1,
         says="1 unfinished tool call(s) were not run",
         check=cut_calls_not_run,
     ),
-    Case("an empty final reply", BOTH, lambda f: f.enqueue_text(""), 1, says="empty reply"),
+    Case("an empty final reply", ALL, lambda f: f.enqueue_text(""), 1, says="empty reply"),
     Case(
         "an error object inside the stream",
-        BOTH,
+        ALL,
         lambda f: f.enqueue_stream_error("upstream provider overloaded (fake)", text_prefix="Let me "),
         1,
         says="upstream provider overloaded (fake)",
