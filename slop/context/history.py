@@ -37,11 +37,9 @@ def enforce_pairs(messages: list[Message], parse: Parse = parse) -> list[Message
     results: set[str] = set()
     for msg in messages:
         if msg.role == Role.ASSISTANT and msg.status == Status.TOOL_CALL:
-            parsed = {c.id for c in parse(msg).tool_calls}
-            stored = set(msg.call_ids.split("\n")) if msg.call_ids else parsed
-            # A row whose JSON no longer names the calls its call_ids column does (edited
-            # by hand) goes as text, and its results with it: the request is what it sends.
-            calls_by_row[msg.id] = parsed if stored == parsed else set()
+            calls_by_row[msg.id] = (
+                set(msg.call_ids.split("\n")) if msg.call_ids else {c.id for c in parse(msg).tool_calls}
+            )
         elif msg.role == Role.TOOL and msg.tool_call_id:
             results.add(msg.tool_call_id)
     complete_calls: set[str] = set()

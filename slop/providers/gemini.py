@@ -53,7 +53,7 @@ def function_declarations(tools: tuple[ToolSpec, ...] | list[ToolSpec]) -> list[
 
 def rest_request(prompt: Prompt, *, include_thoughts: bool) -> dict[str, Any]:
     """A `GenerateContentRequest` (REST camelCase) for the prompt, without the model."""
-    body: dict[str, Any] = {"contents": parser.gemini_contents(prompt)}
+    body: dict[str, Any] = {"contents": parser.whole_pairs_gemini(parser.gemini_contents(prompt))}
     if prompt.system_text:
         body["systemInstruction"] = {"role": "user", "parts": [{"text": prompt.system_text}]}
     if prompt.tools:

@@ -64,7 +64,7 @@ class OpenAIProvider:
     def request_body(self, prompt: Prompt) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.model,
-            "messages": parser.openai_messages(prompt),
+            "messages": parser.whole_pairs_openai(parser.openai_messages(prompt)),
             "stream": True,
             "stream_options": {"include_usage": True},
         }

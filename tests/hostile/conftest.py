@@ -178,6 +178,10 @@ def assert_valid_gemini(body: dict[str, Any]) -> None:
         if calls:
             answers = [p["functionResponse"]["id"] for p in contents[i + 1]["parts"] if "functionResponse" in p]
             assert sorted(answers) == sorted(c.get("id") for c in calls), "every call has its response next"
+        responses = [p["functionResponse"] for p in content["parts"] if "functionResponse" in p]
+        if responses:
+            before = [p["functionCall"].get("id") for p in contents[i - 1]["parts"] if "functionCall" in p] if i else []
+            assert all(r.get("id") in before for r in responses), "a response without its call right before"
 
 
 # ---- the real engine in this process -------------------------------------------------------

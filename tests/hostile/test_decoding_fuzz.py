@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from slop import parser
 from slop.context.assemble import Snapshot, assemble
 from slop.errors import BadResponse
-from slop.providers.gemini import GeminiAccumulator
-from slop.providers.openai_compat import _Accumulator
+from slop.providers.gemini import GeminiAccumulator, rest_request
+from slop.providers.openai_compat import OpenAIProvider, _Accumulator
 from slop.records import Message, Role, SessionInfo, Status, Strategy
 from slop.tools.validate import parse_arguments
 from slop.ui.render import flatten_args
@@ -219,11 +219,11 @@ def test_any_history_makes_a_valid_request(rows: list[tuple[Any, ...]], strategy
     )
     history = tuple(sorted(history, key=lambda m: (m.group_id, m.id)))
     prompt = assemble(Snapshot(session=SessionInfo("s"), history=history, strategy=strategy))
-    if strategy == Strategy.OPENAI:
-        body = {"messages": parser.openai_messages(prompt), "max_tokens": 1}
-        assert_valid_openai(body)
+    if strategy == Strategy.OPENAI:  # the bodies the providers send
+        body = OpenAIProvider(api_key="x").request_body(prompt)
+        assert_valid_openai({**body, "max_tokens": 1})
     else:
-        contents = parser.gemini_contents(prompt)
-        if contents and contents[0]["role"] == "user":
-            assert_valid_gemini({"contents": contents, "generationConfig": {"maxOutputTokens": 1}})
+        request = rest_request(prompt, include_thoughts=False)
+        if request["contents"] and request["contents"][0]["role"] == "user":
+            assert_valid_gemini({**request, "generationConfig": {"maxOutputTokens": 1}})
     json.dumps(prompt.system_text).encode("utf-8")
