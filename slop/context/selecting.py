@@ -9,7 +9,7 @@ from slop.context.tokens import estimate
 from slop.context.truncate import HINT, TruncationConfig
 from slop.records import Message, Role, Status
 
-_HINT_TOKENS = estimate(HINT.format(id=1_000_000))
+_HINT_TOKENS = estimate(HINT.format(start=100_000, end=1_000_000, length=1_000_000, id=1_000_000))
 MARKER_TOKENS = 24  # "Begin Conversation History" + "CURRENT REQUEST" markers
 
 

@@ -27,7 +27,7 @@ from slop.providers.gemini_errors import (
     map_transport_error,
     with_retries,
 )
-from slop.providers.gemini_sdk import sdk_to_rest, to_sdk_content
+from slop.providers.gemini_sdk import sdk_to_rest, sdk_wire_form, to_sdk_content
 from slop.providers.pump import pump
 from slop.records import Prompt, Strategy, ToolCall, ToolSpec, Usage
 from slop.textsafe import scrub
@@ -261,6 +261,10 @@ class GeminiProvider:
     def request_body(self, prompt: Prompt) -> dict[str, Any]:
         """What is sent, as the REST JSON (the SDK builds the same from SDK types)."""
         return rest_request(prompt, include_thoughts=wants_thoughts(self.model, self._strip_reasoning))
+
+    def wire_body(self, prompt: Prompt) -> dict[str, Any]:
+        """The JSON the SDK sends for `prompt` (the model goes in the URL, not the body)."""
+        return sdk_wire_form(self.request_body(prompt))
 
     def stream(self, prompt: Prompt, cancel: threading.Event, on_event: EventCallback) -> ProviderReply:
         body = self.request_body(prompt)

@@ -1,5 +1,6 @@
-"""Gemini REST dicts (camelCase, what slop builds and stores) <-> google-genai SDK types.
-Called only once the SDK is imported, by the Gemini provider."""
+"""REST `GenerateContentRequest` dicts <-> google-genai SDK types, and the JSON the SDK
+puts on the wire for them. The SDK itself is imported inside the functions (it is slow
+to import); this module is imported by the Gemini provider only."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ import base64
 import json
 from typing import Any
 
-# ---- REST dicts <-> SDK types ------------------------------------------------------------------
 _PART_KEYS = {
     "text",
     "thought",
@@ -65,3 +65,37 @@ def sdk_to_rest(chunk: Any) -> dict[str, Any]:
             if isinstance(signature, bytes):
                 part["thoughtSignature"] = base64.b64encode(signature).decode("ascii")
     return data
+
+
+# ---- what the SDK sends --------------------------------------------------------------------
+# google-genai serialises three things differently from the REST body slop builds (both
+# forms are accepted by the API): these keys stay snake_case, and thought signatures
+# (bytes in SDK types) go out in the URL-safe base64 alphabet.
+SDK_SNAKE_KEYS = {"parametersJsonSchema": "parameters_json_schema", "includeThoughts": "include_thoughts"}
+
+
+def sdk_wire_form(body: dict[str, Any]) -> dict[str, Any]:
+    """The JSON google-genai sends for a REST body handed to it through `sdk_request`."""
+    return _rewrite(body)  # type: ignore[no-any-return]
+
+
+def _rewrite(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_rewrite(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        if key == "thoughtSignature" and isinstance(item, str):
+            out[key] = _urlsafe(item)
+        else:
+            out[SDK_SNAKE_KEYS.get(key, key)] = _rewrite(item)
+    return out
+
+
+def _urlsafe(signature: str) -> str:
+    try:
+        raw = base64.b64decode(signature, validate=True)
+    except ValueError:
+        return signature  # not base64: the SDK would reject it anyway
+    return base64.urlsafe_b64encode(raw).decode("ascii")

@@ -63,6 +63,7 @@ class ToolContext:
     cancel: threading.Event = field(default_factory=threading.Event)
     allowed_paths: tuple[Path, ...] = ()
     shell_timeout: float = 120.0
+    output_cap: int = 1 << 20  # bytes of a command's stream kept whole; beyond, the middle is cut
     secrets: tuple[str, ...] = ()  # values redacted from every tool output
     on_file_read: Callable[[str], None] | None = None  # tracks "files already read"
 

@@ -170,7 +170,7 @@ CASES = [
         lambda f: f.enqueue_stream_error("upstream provider overloaded (fake)", text_prefix="Let me "),
         1,
         says="upstream provider overloaded (fake)",
-        status="interrupted",
+        status="failed",  # the first call of the turn failed: the group is kept, marked failed (/retry)
         check=message_kept("upstream provider overloaded (fake)"),
     ),
     *(
