@@ -1,17 +1,19 @@
 """One exception tree for slop. Every message tells the user what to do next.
 
-SlopError
-├── ConfigError          bad flags, env or config file
-├── StoreError           the SQLite ledger could not be read or written
-├── ToolError            a tool failed in a way the model should hear about
-├── CommandError         a slash command got bad arguments (carries the usage line)
-├── Cancelled            the user cancelled the running turn
-└── ProviderError        the LLM API failed (carries `retryable`)
-    ├── AuthError            401/403: wrong or missing key
-    ├── RateLimited          429: carries retry_after seconds
-    ├── ContextTooLong       400 because the prompt is larger than the model allows
-    ├── ProviderUnavailable  connection refused, DNS, 5xx after retries
-    └── BadResponse          malformed, empty or cut-off reply
+    SlopError
+    ├── ConfigError          bad flags, env or config file
+    ├── StoreError           the SQLite ledger could not be read or written
+    │   └── SessionBusy          another slop process is running a turn in this session
+    ├── ToolError            a tool failed in a way the model should hear about
+    ├── CommandError         a slash command got bad arguments (carries the usage line)
+    ├── Cancelled            the user cancelled the running turn
+    ├── Terminated           SIGTERM / SIGHUP arrived while no turn was running
+    └── ProviderError        the LLM API failed (carries `retryable`)
+        ├── AuthError            401/403: wrong or missing key
+        ├── RateLimited          429: carries retry_after seconds
+        ├── ContextTooLong       400 because the prompt is larger than the model allows
+        ├── ProviderUnavailable  connection refused, DNS, 5xx after retries
+        └── BadResponse          malformed, empty or cut-off reply
 """
 
 from __future__ import annotations
@@ -27,6 +29,15 @@ class ConfigError(SlopError):
 
 class StoreError(SlopError):
     """The ledger could not be read or written."""
+
+
+class SessionBusy(StoreError):
+    """Another live slop process holds the session's turn lock."""
+
+    def __init__(self, session: str, pid: int) -> None:
+        super().__init__(f"session '{session}' is busy in another slop (pid {pid}); use another session or wait")
+        self.session = session
+        self.pid = pid
 
 
 class ToolError(SlopError):
@@ -47,6 +58,15 @@ class CommandError(SlopError):
 
 class Cancelled(SlopError):
     """The user cancelled the running turn (Esc or Ctrl-C)."""
+
+
+class Terminated(SlopError):
+    """SIGTERM or SIGHUP while slop was idle: leave cleanly (a running turn is cancelled
+    instead, and slop exits after it)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"stopped by signal {signum}")
+        self.signum = signum
 
 
 class ProviderError(SlopError):

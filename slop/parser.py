@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from slop.records import HistoryEntry, Message, ParsedMessage, Prompt, Role, Status, Strategy, ToolCall
@@ -41,8 +41,7 @@ __all__ = [
     "parse",
     "sendable_arguments",
     "tool_names_by_call_id",
-    "whole_pairs_gemini",
-    "whole_pairs_openai",
+    "with_call_ids",
 ]
 
 GEMINI_FAMILY = (Strategy.GEMINI, Strategy.GEMINI_GCA)
@@ -233,6 +232,30 @@ def gemini_native(parts: list[dict[str, Any]]) -> str:
     return json.dumps({"role": "model", "parts": parts}, ensure_ascii=False)
 
 
+def with_call_ids(content: str, strategy: str | None, ids: Sequence[str]) -> str:
+    """A stored tool-call row with its calls' ids replaced, in the order `parse` reads
+    them (the ids slop reserved so they are unique in the ledger). A row that is not
+    valid JSON of its strategy comes back unchanged."""
+    try:
+        data = _load_object(content)
+    except UnreadableRow:
+        return content
+    fresh = iter(ids)
+    if _native_kind(data, strategy) == Strategy.GEMINI:
+        parts = data.get("parts")
+        for part in parts if isinstance(parts, list) else []:
+            fc = _function_call(part) if isinstance(part, dict) else None
+            if fc is not None:
+                part.pop("function_call", None)
+                part["functionCall"] = {**fc, "id": next(fresh, fc.get("id"))}
+    else:
+        calls = data.get("tool_calls")
+        for raw in calls if isinstance(calls, list) else []:
+            if isinstance(raw, dict):
+                raw["id"] = next(fresh, raw.get("id"))
+    return json.dumps(data, ensure_ascii=False)
+
+
 def gemini_args(arguments: str) -> dict[str, Any]:
     """A call's JSON argument text as the object Gemini's functionCall.args wants
     (the placeholder {} when it is not a JSON object, as for OpenAI)."""
@@ -272,39 +295,6 @@ def openai_messages(prompt: Prompt) -> list[dict[str, Any]]:
     return out
 
 
-def whole_pairs_openai(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The last line of defence for "a request never separates a call from its result",
-    applied by the provider to what it sends: assembly keeps pairs whole, but a row
-    edited by hand can say something else than its call_ids column. Each assistant
-    message keeps only the calls answered by the tool messages right after it, and only
-    those tool messages are kept. Costs one pass over dicts, no parsing."""
-    out: list[dict[str, Any]] = []
-    i = 0
-    while i < len(messages):
-        item = messages[i]
-        i += 1
-        if item["role"] == "tool":
-            continue  # a result whose call is not right before it
-        if not item.get("tool_calls"):
-            out.append(item)
-            continue
-        calls = {c["id"]: c for c in item["tool_calls"]}
-        results: list[dict[str, Any]] = []
-        while i < len(messages) and messages[i]["role"] == "tool":
-            result = messages[i]
-            i += 1
-            if result["tool_call_id"] in calls and all(r["tool_call_id"] != result["tool_call_id"] for r in results):
-                results.append(result)
-        answered = {r["tool_call_id"] for r in results}
-        kept = [c for c in item["tool_calls"] if c["id"] in answered and answered.discard(c["id"]) is None]
-        if kept:
-            out.append({**item, "tool_calls": kept})
-            out += results
-        elif item.get("content"):
-            out.append({"role": "assistant", "content": item["content"]})
-    return out
-
-
 def gemini_contents(prompt: Prompt) -> list[dict[str, Any]]:
     """Gemini `contents` (REST camelCase dicts) for the prompt; the system text goes
     in `systemInstruction`, which the provider sets from prompt.system_text."""
@@ -319,33 +309,6 @@ def gemini_contents(prompt: Prompt) -> list[dict[str, Any]]:
         else:
             contents.append({"role": role, "parts": parts})
     return contents
-
-
-def whole_pairs_gemini(contents: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """As `whole_pairs_openai` for Gemini: a functionCall stays only when the next
-    content answers it, a functionResponse only when it answers the content before it."""
-    for i, content in enumerate(contents):
-        before = contents[i - 1] if i and content["role"] == "user" else None
-        calls = {p["functionCall"].get("id") for p in before["parts"] if "functionCall" in p} if before else set()
-        after = contents[i + 1] if i + 1 < len(contents) and content["role"] == "model" else None
-        answers = (
-            {p["functionResponse"].get("id") for p in after["parts"] if "functionResponse" in p} if after else set()
-        )
-        content["parts"] = [
-            p
-            for p in content["parts"]
-            if ("functionCall" not in p or p["functionCall"].get("id") in answers)
-            and ("functionResponse" not in p or p["functionResponse"].get("id") in calls)
-        ]
-    merged: list[dict[str, Any]] = []
-    for content in contents:
-        if not content["parts"]:
-            continue
-        if merged and merged[-1]["role"] == content["role"]:
-            merged[-1]["parts"].extend(content["parts"])
-        else:
-            merged.append(content)
-    return merged
 
 
 def _gemini_parts(entry: HistoryEntry, names: dict[str, str]) -> tuple[str, list[dict[str, Any]]]:

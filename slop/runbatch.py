@@ -10,15 +10,26 @@ from slop.approval import ApprovalPolicy
 from slop.batch import JsonEvents
 from slop.debuglog import one_line, write_crash_log
 from slop.engine import Outcome
-from slop.errors import SlopError
+from slop.errors import SlopError, Terminated
 from slop.settings import Settings, user_home
+from slop.ui.signals import ExitSignals
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
 
 def run_batch(settings: Settings) -> int:
+    """SIGTERM / SIGHUP cancel the running turn like Esc (its partial reply is kept) and
+    the run ends with exit code 128 + the signal's number."""
+    with ExitSignals() as signals:
+        try:
+            return _run(settings, signals)
+        except Terminated:
+            return signals.exit_code
+
+
+def _run(settings: Settings, signals: ExitSignals) -> int:
     if settings.output_format in ("json", "jsonl"):
-        return _run_json(settings)
+        return _run_json(settings, signals)
     from slop.ui.terminal_io import TerminalIO
 
     io = TerminalIO.for_stream(sys.stdout, no_color=settings.no_color, interactive=False)
@@ -30,19 +41,21 @@ def run_batch(settings: Settings) -> int:
         print(f"slop: {_internal(settings, exc)}", file=sys.stderr)
         return EXIT_ERROR
     try:
-        outcome = app.engine.handle(settings.prompt or "")
+        outcome = _handle(app, settings, signals)
     finally:
         app.close()
-    return exit_code(outcome)
+    return signals.exit_code or exit_code(outcome)
 
 
-def _run_json(settings: Settings) -> int:
+def _run_json(settings: Settings, signals: ExitSignals) -> int:
     """Every run ends with its `done` line, whatever failed before it."""
     events = JsonEvents(settings.output_format)
     app: App | None = None
     try:
         app = build(settings, events, events, ApprovalPolicy(settings.approval, None, events.warning))
-        outcome = app.engine.handle(settings.prompt or "")
+        outcome = _handle(app, settings, signals)
+    except Terminated:
+        raise
     except SlopError as exc:  # the ledger or the configuration could not be opened
         events.error(str(exc))
         outcome = Outcome("command", ok=False, error=str(exc))
@@ -55,7 +68,17 @@ def _run_json(settings: Settings) -> int:
     events.finish(outcome.ok, session=session, group_id=group, error=outcome.error or None)
     if app is not None:
         app.close()
-    return exit_code(outcome)
+    return signals.exit_code or exit_code(outcome)
+
+
+def _handle(app: App, settings: Settings, signals: ExitSignals) -> Outcome:
+    with signals.turn(app.ctx.cancel):
+        outcome = app.engine.handle(settings.prompt or "")
+    if signals.received is None:
+        return outcome
+    error = f"stopped by {signals.name}; the partial reply is kept, marked interrupted"
+    app.ctx.io.error(error)
+    return Outcome(outcome.kind, ok=False, turn=outcome.turn, error=error)
 
 
 def _internal(settings: Settings, exc: Exception) -> str:

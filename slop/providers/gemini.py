@@ -29,6 +29,7 @@ from slop.providers.gemini_errors import (
 )
 from slop.providers.gemini_sdk import sdk_to_rest, sdk_wire_form, to_sdk_content
 from slop.providers.pump import pump
+from slop.providers.wirepairs import whole_pairs_gemini
 from slop.records import Prompt, Strategy, ToolCall, ToolSpec, Usage
 from slop.textsafe import scrub
 
@@ -53,7 +54,7 @@ def function_declarations(tools: tuple[ToolSpec, ...] | list[ToolSpec]) -> list[
 
 def rest_request(prompt: Prompt, *, include_thoughts: bool) -> dict[str, Any]:
     """A `GenerateContentRequest` (REST camelCase) for the prompt, without the model."""
-    body: dict[str, Any] = {"contents": parser.whole_pairs_gemini(parser.gemini_contents(prompt))}
+    body: dict[str, Any] = {"contents": whole_pairs_gemini(parser.gemini_contents(prompt))}
     if prompt.system_text:
         body["systemInstruction"] = {"role": "user", "parts": [{"text": prompt.system_text}]}
     if prompt.tools:

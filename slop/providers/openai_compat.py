@@ -20,6 +20,7 @@ from slop.errors import (
 from slop.providers.base import EventCallback, ProviderReply, ReasoningDelta, TextDelta
 from slop.providers.pump import pump
 from slop.providers.retry import retry_after_seconds
+from slop.providers.wirepairs import whole_pairs_openai
 from slop.records import Prompt, Strategy, ToolCall, ToolSpec, Usage
 from slop.textsafe import scrub
 
@@ -64,7 +65,7 @@ class OpenAIProvider:
     def request_body(self, prompt: Prompt) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.model,
-            "messages": parser.whole_pairs_openai(parser.openai_messages(prompt)),
+            "messages": whole_pairs_openai(parser.openai_messages(prompt)),
             "stream": True,
             "stream_options": {"include_usage": True},
         }
@@ -189,9 +190,10 @@ class _Accumulator:
         calls = (
             ()
             if cancelled
+            # A server that sends no id leaves it empty: the orchestrator gives the call a
+            # fresh id unique in the ledger when it stores the reply (not "call_0" again).
             else tuple(
-                ToolCall(slot["id"] or f"call_{i}", slot["name"], slot["arguments"] or "{}")
-                for i, slot in sorted(self.calls.items())
+                ToolCall(slot["id"], slot["name"], slot["arguments"] or "{}") for _, slot in sorted(self.calls.items())
             )
         )
         return ProviderReply(

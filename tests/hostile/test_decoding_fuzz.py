@@ -109,8 +109,9 @@ def test_openai_stream_chunks(chunks: list[tuple[dict[str, Any], str | None]], c
     reply = acc.reply(cancelled)
     for text in (reply.text, reply.reasoning, reply.native, *(c.arguments for c in reply.tool_calls)):
         utf8(text)
-    if reply.native:
-        assert parser.parse(_row(reply.native, Strategy.OPENAI)).tool_calls == reply.tool_calls
+    if reply.native:  # what is stored reads back as the same calls (ids are given when stored)
+        stored = parser.parse(_row(reply.native, Strategy.OPENAI)).tool_calls
+        assert [(c.name, c.arguments) for c in stored] == [(c.name, c.arguments) for c in reply.tool_calls]
 
 
 GEMINI_PARTS = st.lists(
