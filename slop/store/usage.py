@@ -43,9 +43,10 @@ class UsageLog:
         return int(self._db.scalar("SELECT SUM(total_tokens) FROM usage WHERE session_id=?", (session_id,)) or 0)
 
     def last(self, session_id: str) -> Usage | None:
-        row = self._db.execute(
-            f"SELECT model, {_COLUMNS} FROM usage WHERE session_id=? ORDER BY id DESC LIMIT 1", (session_id,)
-        ).fetchone()
+        casts = ", ".join(f"CAST({c.strip()} AS INTEGER)" for c in _COLUMNS.split(","))
+        row = self._db.row(
+            f"SELECT model, {casts} FROM usage WHERE session_id=? ORDER BY id DESC LIMIT 1", (session_id,)
+        )
         return None if row is None else _usage(row)
 
 
