@@ -69,6 +69,7 @@ def build(
         shell_timeout=settings.shell_timeout,
         max_workers=settings.max_parallel_tools,
         secrets=secrets_of(settings),
+        read_only=settings.approval == "read-only",
         on_file_read=context.source().archive.record_file_read,  # "files already read" (compact mode)
     )
     orchestrator = Orchestrator(store, context, providers, runner, step_limit=settings.step_limit)
