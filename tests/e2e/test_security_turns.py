@@ -25,7 +25,7 @@ def test_read_only_wins_over_yes_on_the_command_line() -> None:
 
 def test_yes_and_read_only_refuse_every_mutating_tool(make_app: AppFactory, fake_llm: FakeLLM, project: Path) -> None:
     approval = settings_from(parser().parse_args(["--yes", "--read-only"])).approval
-    app, rec = make_app(approval=approval)
+    app, _rec = make_app(approval=approval)
     fake_llm.enqueue_tool_calls(
         [
             ("execute_bash", {"command": "touch PWNED"}),
