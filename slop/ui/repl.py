@@ -28,6 +28,7 @@ from slop.records import Role, Status, ToolCall
 from slop.settings import Settings
 from slop.ui.completion import LazyCompleter
 from slop.ui.keys import TurnKeys
+from slop.ui.sanitise import HIDDEN_WARNING, has_hidden, visible
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -222,7 +223,9 @@ class Repl:
 
     def _ask_approval(self, call: ToolCall, preview: str) -> str:
         self.io.warning(f"{call.name} wants to run:")
-        self.io.plain(preview)
+        self.io.plain(preview)  # control characters show as escapes (\x1b, \u202e): what runs is what shows
+        if has_hidden(preview):
+            self.io.warning(HIDDEN_WARNING)
         question = f"Allow? [y] once / [a] always allow {call.name} this session / [n] no: "
         if self.keys is None:
             return _read_answer(question)
@@ -250,9 +253,9 @@ class Repl:
         """The end of the previous conversation, as plain text (no markdown: start-up stays fast)."""
         for msg in self.boot.store.messages.recent(self.settings.session, 6):
             if msg.role == Role.USER:
-                self._write("❯ " + msg.content.strip(), GREEN)
+                self._write("❯ " + visible(msg.content.strip(), strict=True), GREEN)
             elif msg.role == Role.ASSISTANT and msg.status != Status.TOOL_CALL and msg.content.strip():
-                lines = msg.content.strip().splitlines()
+                lines = visible(msg.content.strip()).splitlines()
                 more = len(lines) - REPLAY_LINES
                 tail = f"\n… ({more} more lines: /message show {msg.group_id})" if more > 0 else ""
                 self._write("\n".join(lines[:REPLAY_LINES]) + tail, DIM)

@@ -9,6 +9,7 @@ from rich.console import Console
 from slop.ui.console import make_console
 from slop.ui.editor import EditorError, edit_text, has_editor
 from slop.ui.render import Renderer
+from slop.ui.sanitise import visible
 
 
 class TerminalIO:
@@ -66,13 +67,13 @@ class TerminalIO:
             except EditorError as exc:
                 self.error(f"{exc}; showing it in the pager instead")
         with self.console.pager(styles=False):
-            self.console.print(text, markup=False, highlight=False)
+            self.console.print(visible(text, strict=True), markup=False, highlight=False)
 
     def confirm(self, question: str) -> bool:
         if not self.interactive:
             return False
         try:
-            answer = input(f"{question} [y/N] ")
+            answer = input(f"{visible(question, strict=True)} [y/N] ")
         except EOFError:
             return False
         return answer.strip().lower() in ("y", "yes")
