@@ -30,6 +30,7 @@ class Settings:
     shell_timeout: float = 120.0
     approval: str = "ask"  # ask | yes | read-only
     allow_paths: tuple[str, ...] = ()
+    pass_env: tuple[str, ...] = ()  # secret variables execute_bash children may still see
     prompt: str | None = None  # batch mode input
     output_format: str = "text"  # text | json | jsonl
     project_root: str = ""
@@ -100,6 +101,28 @@ def prepare_db_dir(db_path: Path) -> None:
             ignore.write_text("# slop's ledger and state; not part of the project\n*\n")
 
 
-def secrets_of(settings: Settings) -> tuple[str, ...]:
-    """Values that must never reach the screen, the ledger or tool output."""
-    return tuple(v for v in (settings.openai_api_key, settings.gemini_api_key) if v and len(v) >= 8)
+# Provider keys and slop's own secrets: kept out of the environment of commands slop
+# runs and redacted from their output. Other credentials (GH_TOKEN, AWS_*) are the
+# user's tools' business and stay.
+_SECRET_SUFFIXES = ("_API_KEY", "_API_TOKEN")
+_SECRET_NAMES = frozenset({"ANTHROPIC_AUTH_TOKEN", "AZURE_OPENAI_AD_TOKEN", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"})
+_SLOP_SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
+MIN_SECRET_LEN = 8  # shorter values would redact ordinary words
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether an environment variable holds a key slop's child processes must not see."""
+    upper = name.upper()
+    if upper.endswith(_SECRET_SUFFIXES) or upper in _SECRET_NAMES:
+        return True
+    return upper.startswith("SLOP_") and any(word in upper for word in _SLOP_SECRET_WORDS)
+
+
+def secrets_of(settings: Settings, environ: dict[str, str] | None = None) -> tuple[str, ...]:
+    """Values that must never reach the screen, the ledger or tool output: the keys in
+    the settings and every secret-named variable of the environment (GOOGLE_API_KEY
+    leaks when GEMINI_API_KEY is the one in use, so not only the active key counts)."""
+    env = os.environ if environ is None else environ
+    found = [settings.openai_api_key, settings.gemini_api_key]
+    found += [value for name, value in env.items() if is_secret_name(name)]
+    return tuple(dict.fromkeys(v for v in found if v and len(v) >= MIN_SECRET_LEN))

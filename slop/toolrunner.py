@@ -87,6 +87,7 @@ class ToolRunnerImpl:
     max_workers: int = 4
     secrets: tuple[str, ...] = ()
     read_only: bool = False
+    pass_env: tuple[str, ...] = ()
     on_file_read: Callable[[str, str], None] | None = None  # (session, path)
     disabled: set[str] = field(default_factory=set)
 
@@ -102,6 +103,7 @@ class ToolRunnerImpl:
             shell_timeout=self.shell_timeout,
             secrets=self.secrets,
             read_only=self.read_only,
+            pass_env=self.pass_env,
             on_file_read=(lambda path: self.on_file_read(session_id, path)) if self.on_file_read else None,
         )
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from slop.records import ToolSpec
 from slop.tools.base import ErrorCode, Tool, ToolContext, ToolFailure, ToolOutput
+from slop.tools.childenv import child_environment
 from slop.tools.gitutil import in_work_tree
 from slop.tools.output import plural
 from slop.tools.paths import display, resolve
@@ -33,6 +34,7 @@ def _git_files(directory: Path, ctx: ToolContext) -> list[str]:
         capture_output=True,
         timeout=ctx.shell_timeout,
         stdin=subprocess.DEVNULL,
+        env=child_environment(),
     )
     if done.returncode != 0:
         raise ToolFailure(ErrorCode.INTERNAL, f"git ls-files failed: {done.stderr.decode(errors='replace').strip()}")

@@ -91,3 +91,66 @@ def test_memo_database_from_before_origins_is_upgraded(tmp_path: Path) -> None:
     assert [(m.content, m.source) for m in memos.all()] == [("old", "user")]
     new_id = memos.add("new", ["y"], source="model", project="/p")
     assert memos.get(new_id).source == "model"  # type: ignore[union-attr]
+
+
+KEYS = {
+    "OPENAI_API_KEY": "sk-proj-Op3nAiKeyAbCdEfGhIjKlMnOpQrStUvWx",
+    "GEMINI_API_KEY": "AIzaGeminiKey0123456789abcdefghijklmnopq",
+    "GOOGLE_API_KEY": "AIzaGoogleKey9876543210zyxwvutsrqponmlkj",
+    "ANTHROPIC_API_KEY": "sk-ant-api03-AnthropicKeyZYXWVUTSRQPONMLK",
+    "SLOP_SECRET_TOKEN": "slop-secret-token-0a1b2c3d4e5f6g7h",
+    "MISTRAL_API_KEY": "mistralKeyQwErTyUiOpAsDfGhJkL",
+}
+
+
+def _with_keys(monkeypatch, make_app: AppFactory, **overrides: object):  # type: ignore[no-untyped-def]
+    for name, value in KEYS.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("PASSED_API_KEY", "passedKeyValue123456789")
+    monkeypatch.setenv("HARMLESS_SETTING", "visible-value")
+    return make_app(gemini_api_key=KEYS["GEMINI_API_KEY"], **overrides)
+
+
+def _leaks(text: str, secret: str, piece: int = 8) -> list[str]:
+    """Every run of `piece` characters of `secret`'s random part found in `text`."""
+    start = max(secret[:16].rfind("-"), secret[:16].rfind("_")) + 1
+    return [secret[i : i + piece] for i in range(start, len(secret) - piece + 1) if secret[i : i + piece] in text]
+
+
+def test_commands_run_without_provider_keys(
+    monkeypatch, make_app: AppFactory, fake_llm: FakeLLM, project: Path
+) -> None:  # type: ignore[no-untyped-def]
+    app, _rec = _with_keys(monkeypatch, make_app, pass_env=("PASSED_API_KEY",))
+    fake_llm.enqueue_tool_calls([("execute_bash", {"command": "env > envdump.txt; env"})])
+    fake_llm.enqueue_text("done")
+    app.engine.handle("show the environment")
+    dumped = dict(line.split("=", 1) for line in (project / "envdump.txt").read_text().splitlines() if "=" in line)
+    assert not set(KEYS) & set(dumped), "a provider key reached the command's environment"
+    assert dumped["PASSED_API_KEY"] == "passedKeyValue123456789"  # --pass-env NAME lets one through
+    assert dumped["HARMLESS_SETTING"] == "visible-value" and "PATH" in dumped
+    (result,) = _tool_results(app)
+    assert all(value not in result for value in KEYS.values())
+    assert "passedKeyValue123456789" not in result  # passed through, still redacted from the output
+
+
+def test_keys_split_by_output_truncation_are_redacted(
+    monkeypatch, make_app: AppFactory, fake_llm: FakeLLM, project: Path
+) -> None:  # type: ignore[no-untyped-def]
+    app, _rec = _with_keys(monkeypatch, make_app)
+    google, openai = KEYS["GOOGLE_API_KEY"], KEYS["OPENAI_API_KEY"]
+    # 15,000 bytes of head are kept: the Google key straddles that cut, the OpenAI key ends the head
+    body = "a" * 14_980 + google + "b" * 30_000 + openai[:25] + "c" * 20 + "\n"
+    (project / "big.txt").write_text(body)
+    (project / "edge.txt").write_text("x" * 14_986 + openai + "\n" + "y" * 40_000 + "\n")
+    fake_llm.enqueue_tool_calls(
+        [("execute_bash", {"command": "cat big.txt"}), ("execute_bash", {"command": "cat edge.txt"})]
+    )
+    fake_llm.enqueue_text("done")
+    app.engine.handle("print the files")
+    results = _tool_results(app)
+    assert len(results) == 2 and all("characters" in r or "cut" in r for r in results)
+    for result in results:
+        for secret in KEYS.values():
+            assert _leaks(result, secret) == [], (secret, result[14_900:15_200])
+        assert "[REDACTED]" in result
+    assert "sk-proj-Op3n" not in results[1]  # the key's start, cut off at the head's end
