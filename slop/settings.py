@@ -6,6 +6,7 @@ test isolates all state with one environment variable."""
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -91,10 +92,51 @@ def default_db_path(root: Path) -> Path:
     return root / ".slop" / "slop.db"
 
 
+PRIVATE_DIR_MODE = 0o700
+PRIVATE_FILE_MODE = 0o600
+
+
+def private_dir(path: Path) -> None:
+    """Create one of slop's own folders (`.slop/`, `$SLOP_HOME`) readable only by the user,
+    and take group and other access away from one that exists and is ours."""
+    path.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
+    tighten(path, PRIVATE_DIR_MODE)
+
+
+def private_file(path: Path) -> None:
+    """Create `path` empty with mode 0600 unless it exists; tighten it if it is ours.
+
+    The ledger, its WAL and SHM files (SQLite gives them the database's mode), the
+    input history and the memos hold whole conversations and tool outputs."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, PRIVATE_FILE_MODE))
+    except FileExistsError:
+        pass
+    tighten(path, PRIVATE_FILE_MODE)
+
+
+def tighten(path: Path, mode: int) -> None:
+    """Drop the permission bits outside `mode` from a file or folder the user owns
+    (symlinks and other people's files are left alone)."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return
+    if stat.S_ISLNK(info.st_mode) or info.st_uid != os.getuid() or not info.st_mode & 0o777 & ~mode:
+        return
+    try:
+        os.chmod(path, stat.S_IMODE(info.st_mode) & mode)
+    except OSError:
+        pass  # a read-only file system: nothing better to do
+
+
 def prepare_db_dir(db_path: Path) -> None:
     """Create the ledger's folder; a `.slop/` folder gets a .gitignore so the user's repo stays clean."""
     folder = db_path.parent
-    folder.mkdir(parents=True, exist_ok=True)
+    if folder.name == ".slop":
+        private_dir(folder)
+    else:
+        folder.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)  # the user's folder: only created
     if folder.name == ".slop":
         ignore = folder / ".gitignore"
         if not ignore.exists():

@@ -25,7 +25,7 @@ from slop.approval import ApprovalPolicy
 from slop.boot import Boot, boot
 from slop.context.budget import prompt_budget
 from slop.records import Role, Status, ToolCall
-from slop.settings import Settings
+from slop.settings import Settings, private_file
 from slop.ui.completion import LazyCompleter
 from slop.ui.keys import TurnKeys
 from slop.ui.sanitise import HIDDEN_WARNING, has_hidden, visible
@@ -156,7 +156,7 @@ class Repl:
         return PromptSession(
             **io,
             message=FormattedText([("bold", "> ")]),
-            history=FileHistory(str(self.boot.home / "history")),
+            history=FileHistory(str(_private_history(self.boot.home / "history"))),
             completer=LazyCompleter(self._completion_source),
             complete_in_thread=True,  # the first Tab may wait for the registry being built
             complete_while_typing=False,
@@ -269,6 +269,11 @@ class Repl:
             self._app.providers.current()
         except Exception:
             pass
+
+
+def _private_history(path: Path) -> Path:
+    private_file(path)  # what the user typed: 0600, like the ledger
+    return path
 
 
 def _read_answer(question: str) -> str:

@@ -4,8 +4,11 @@ reply that tries to set the window title or clear the screen prints them as text
 from __future__ import annotations
 
 import io
+import os
 import re
 from pathlib import Path
+
+import pexpect
 
 from tests.e2e.test_pty import term  # noqa: F401 - the pty fixture
 from tests.fakellm import FakeLLM
@@ -41,3 +44,28 @@ def test_approval_shows_the_escapes_and_no_raw_model_escape_reaches_the_terminal
     # and the ledger keeps what the model really sent
     (stored,) = t.rows("SELECT content FROM messages WHERE role='assistant' AND content LIKE 'Refused%'")
     assert CLEAR in str(stored[0])
+
+
+def _mode(path: Path) -> int:
+    return path.stat().st_mode & 0o777
+
+
+def test_history_ledger_and_memos_are_private_even_when_they_were_not(term, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    home, ledger = tmp_path / "home", tmp_path / "ledger.db"
+    home.mkdir(mode=0o755)
+    os.chmod(home, 0o755)
+    ledger.touch()
+    os.chmod(ledger, 0o644)  # a ledger from an older slop, world-readable
+    t = term()
+    t.prompt()
+    t.enter("/memo add build run make")
+    t.expect("memo 1 saved")
+    t.prompt()
+    t.enter("/exit")
+    t.child.expect(pexpect.EOF, timeout=30)
+    assert _mode(home) == 0o700
+    for path in (home / "history", home / "memos.db", ledger):
+        assert _mode(path) == 0o600, path
+    for path in (tmp_path / "ledger.db-wal", tmp_path / "ledger.db-shm", home / "memos.db-wal"):
+        if path.exists():  # SQLite removes them on a clean close
+            assert _mode(path) == 0o600, path
