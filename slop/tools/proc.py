@@ -50,6 +50,7 @@ def run_process(
     stderr: Sink,
     stdin_data: bytes | None = None,
     env: Mapping[str, str] | None = None,
+    stdin_file: IO[bytes] | None = None,
 ) -> ProcOutcome:
     """Run argv (never through a shell unless argv says so) and wait for it.
 
@@ -58,7 +59,7 @@ def run_process(
         list(argv),
         cwd=cwd,
         env=dict(env) if env is not None else child_environment(),
-        stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
+        stdin=subprocess.PIPE if stdin_data is not None else (stdin_file or subprocess.DEVNULL),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
