@@ -39,11 +39,11 @@ sys.path.insert(0, str(ROOT))
 
 from rich.console import Console  # noqa: E402
 
+from slop.records import ToolCall  # noqa: E402
 from slop.tools.base import ToolContext  # noqa: E402
 from slop.tools.dispatch import dispatch  # noqa: E402
 from slop.tools.output import redact  # noqa: E402
 from slop.tools.registry import ToolRegistry  # noqa: E402
-from slop.records import ToolCall  # noqa: E402
 from slop.ui.render import Renderer  # noqa: E402
 from tests.ui.termsim import screen  # noqa: E402
 
@@ -159,7 +159,8 @@ def split_keys(n: int, rng: random.Random) -> dict[str, int]:
 
 
 QUERIES = [
-    "WITH RECURSIVE r(i, s) AS (SELECT 1, hex(randomblob(2000000)) UNION ALL SELECT i + 1, s FROM r WHERE i < 100) SELECT i, s FROM r",
+    "WITH RECURSIVE r(i, s) AS (SELECT 1, hex(randomblob(2000000)) UNION ALL "
+    "SELECT i + 1, s FROM r WHERE i < 100) SELECT i, s FROM r",
     "SELECT randomblob(1000000000)",
     "SELECT length(printf('%.*c', 2000000000, 'x'))",
 ]
