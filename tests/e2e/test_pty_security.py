@@ -44,6 +44,15 @@ def test_approval_shows_the_escapes_and_no_raw_model_escape_reaches_the_terminal
     # and the ledger keeps what the model really sent
     (stored,) = t.rows("SELECT content FROM messages WHERE role='assistant' AND content LIKE 'Refused%'")
     assert CLEAR in str(stored[0])
+    # the next start replays the last exchange: with the escapes visible too
+    t.enter("/exit")
+    t.child.expect(pexpect.EOF, timeout=30)
+    again = term()
+    replay = io.StringIO()
+    again.child.logfile_read = replay
+    again.expect(re.escape("Refused, fine.\\x1b[2J"))
+    again.prompt()
+    assert CLEAR not in replay.getvalue() and TITLE not in replay.getvalue()
 
 
 def _mode(path: Path) -> int:
