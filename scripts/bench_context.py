@@ -145,10 +145,8 @@ def main() -> int:
     if args.json:
         print(json.dumps({"results": results}))
     else:
-        print(
-            f"{'messages':>10} {'window':>6} {'msgs/window':>11} {'cold median ms':>14} {'cold p99 ms':>11}"
-            f" {'warm median ms':>14}"
-        )
+        print(f"{'messages':>10} {'window':>6} {'msgs/window':>11} {'cold median ms':>14} {'cold p99 ms':>11}"
+              f" {'warm median ms':>14}")
         for r in results:
             keys = ("messages", "window", "messages_in_window", "median_ms", "p99_ms", "warm_median_ms")
             row = tuple(r[k] for k in keys)

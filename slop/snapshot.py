@@ -19,15 +19,13 @@ from slop.store.context_source import StoreHistory
 from slop.store.memos import Memos
 
 MAX_MEMOS = 5
+PARSE_CACHE_SIZE = 4096
 MEMO_PREVIEW_CHARS = 80
 
 
 def one_line_preview(text: str, limit: int = MEMO_PREVIEW_CHARS) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-PARSE_CACHE_SIZE = 4096
 
 
 @dataclass
@@ -113,13 +111,8 @@ class ContextService:
         return check(session, text) if check else None
 
     def maintain(
-        self,
-        session_name: str,
-        parsing_strategy: str,
-        model: str,
-        summarize: Summarizer | None = None,
-        *,
-        force: bool = False,
+        self, session_name: str, parsing_strategy: str, model: str, summarize: Summarizer | None = None,
+        *, force: bool = False,
     ) -> Maintenance:
         """Let the session's strategy compact the history before a model call (or when
         /context compact forces it). Strategies without a `maintain` hook do nothing."""

@@ -75,14 +75,8 @@ def _restore(ctx: CommandContext, rest: str) -> None:
         ctx.io.info(f"group {gid} was not dropped")
 
 
-_CONTEXT_SUBS = {
-    "show": _show,
-    "window": _window,
-    "rebuild": _rebuild,
-    "drop": _drop,
-    "restore": _restore,
-    **context_modes.SUBCOMMANDS,
-}
+_CONTEXT_SUBS = {"show": _show, "window": _window, "rebuild": _rebuild, "drop": _drop, "restore": _restore,
+                 **context_modes.SUBCOMMANDS}
 
 
 def message_cmd(ctx: CommandContext, args: str) -> Proceed | None:

@@ -56,10 +56,8 @@ def pair_bundles(rows: list[Message]) -> list[list[Message]]:
     with the results that follow it is one unit; every other row is its own."""
     bundles: list[list[Message]] = []
     for msg in rows:
-        if (
-            msg.role == Role.TOOL
-            and bundles
-            and (bundles[-1][0].status == Status.TOOL_CALL or bundles[-1][0].role == Role.TOOL)
+        if msg.role == Role.TOOL and bundles and (
+            bundles[-1][0].status == Status.TOOL_CALL or bundles[-1][0].role == Role.TOOL
         ):
             bundles[-1].append(msg)
         else:

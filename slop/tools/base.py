@@ -35,7 +35,6 @@ class ToolStore(Protocol):
     def search_history(self, session_id: str, query: str, limit: int) -> list[HistoryMatch]:
         """BM25 search over the session's messages, any status; ValueError when nothing to search for."""
         ...
-
     def recover_context(self, session_id: str, query: str, limit: int) -> list[RecoveredItem]:
         """Bring matching cold-storage groups back into context; ValueError on an empty query."""
         ...

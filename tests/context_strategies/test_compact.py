@@ -71,12 +71,8 @@ def test_originals_stay_readable_and_undo_of_the_summary_restores_them(ledger: S
     compacted = statuses(ledger)[Status.COMPACTED]
     assert compacted == len(visible_before) - 7  # all but the first request and the last 6 messages
     # still in the ledger: readable with query_db's read-only SQL and /message show's group()
-    text = run_readonly_query(
-        ledger.path,
-        "SELECT content FROM messages WHERE status='compacted' ORDER BY id LIMIT 1",
-        max_rows=5,
-        max_chars=5000,
-    )
+    text = run_readonly_query(ledger.path, "SELECT content FROM messages WHERE status='compacted' ORDER BY id LIMIT 1",
+                              max_rows=5, max_chars=5000)
     assert "answer 0" in text
     assert [m.status for m in ledger.messages.group(SID, gids[3])] == [Status.COMPACTED] * 2
     undone = ledger.undo(SID)  # the summary is the newest group

@@ -218,9 +218,7 @@ def test_session_clone_and_undo_are_isolated(term, fake_llm: FakeLLM) -> None:  
     t.prompt()
     by_session = t.rows("SELECT session_id, content FROM messages WHERE role='user' ORDER BY id")
     assert by_session == [
-        ("default", "first question"),
-        ("default", "second question"),
-        ("experiment", "first question"),
+        ("default", "first question"), ("default", "second question"), ("experiment", "first question"),
     ]
 
 
