@@ -114,6 +114,8 @@ def read_file(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
             lines, total, capped = _collect(handle, start or 1, end)
     except PermissionError:
         raise ToolFailure(ErrorCode.PERMISSION_DENIED, f"cannot read {shown}: permission denied") from None
+    except FileNotFoundError:  # removed since it was checked
+        raise ToolFailure(ErrorCode.NOT_FOUND, f"no such file: {shown}") from None
     if total and not lines:
         raise ToolFailure(
             ErrorCode.INVALID_ARGUMENT, f"start_line={start} is past the end of {shown} ({plural(total, 'line')})"

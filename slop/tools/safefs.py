@@ -31,7 +31,7 @@ from slop.tools.paths import allowed_roots
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK  # a FIFO must not block the open
 _LINK_SCAN_LIMIT = 200_000  # directory entries looked at to find a file's other hard links
-_SWAPPED = (errno.ELOOP, errno.ENOTDIR, errno.EMLINK)  # O_NOFOLLOW met a symlink (EMLINK on BSD)
+_SWAPPED = (errno.ELOOP, errno.EMLINK)  # O_NOFOLLOW met a symlink (EMLINK on BSD)
 
 
 def _anchor(ctx: ToolContext, real: Path) -> tuple[Path, tuple[str, ...]]:
@@ -55,24 +55,41 @@ def _open_dirs(base: Path, parts: tuple[str, ...], real: Path, create: bool = Fa
     fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         for part in parts:
-            try:
-                child = os.open(part, _DIR_FLAGS, dir_fd=fd)
-            except FileNotFoundError:
-                if not create:
-                    raise
-                try:
-                    os.mkdir(part, 0o777, dir_fd=fd)
-                except FileExistsError:
-                    pass
-                child = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            child = _open_child_dir(fd, part, real, create)
             os.close(fd)
             fd = child
-    except OSError as exc:
+    except BaseException:
         os.close(fd)
+        raise
+    return fd
+
+
+def _open_child_dir(fd: int, part: str, real: Path, create: bool) -> int:
+    try:
+        return os.open(part, _DIR_FLAGS, dir_fd=fd)
+    except FileNotFoundError:
+        if not create:
+            raise
+    except NotADirectoryError:
+        if _is_link(fd, part):
+            raise _changed(real) from None
+        raise ToolFailure(ErrorCode.INVALID_ARGUMENT, f"{part} in {real} is a file, not a directory") from None
+    except OSError as exc:
         if exc.errno in _SWAPPED:
             raise _changed(real) from None
         raise
-    return fd
+    try:
+        os.mkdir(part, 0o777, dir_fd=fd)
+    except FileExistsError:
+        pass
+    return _open_child_dir(fd, part, real, create=False)
+
+
+def _is_link(dir_fd: int, name: str) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
 
 
 @contextmanager

@@ -143,3 +143,20 @@ def test_git_listing_and_search_run_in_the_checked_directory(ctx: ToolContext, r
     assert "File: src/main.py" in run_tool(ctx, "list_directory", path="src").content
     assert "src/main.py:1:print('inside text')" in run_tool(ctx, "grep_tool", pattern="inside", path="src").content
     assert "main.py:1:" in run_tool(ctx, "grep_tool", pattern="inside", path="src/main.py").content
+
+
+def test_legitimate_symlinks_inside_the_project_still_work(ctx: ToolContext, root: Path) -> None:
+    (root / "real").mkdir()
+    (root / "real" / "a.txt").write_text("through the link\n")
+    (root / "alias").symlink_to(root / "real")
+    assert "through the link" in run_tool(ctx, "read_file", path="alias/a.txt").content
+    assert run_tool(ctx, "write_file", path="alias/b.txt", content="x\n").status == "completed"
+    assert (root / "real" / "b.txt").read_text() == "x\n"
+    listing = run_tool(ctx, "list_directory", path="alias").content
+    assert "File: real/a.txt" in listing and "File: real/b.txt" in listing  # shown as the directory it is
+
+
+def test_a_file_in_the_middle_of_a_path_is_a_clear_error(ctx: ToolContext, root: Path) -> None:
+    (root / "notes.txt").write_text("x\n")
+    result = run_tool(ctx, "write_file", path="notes.txt/inner.txt", content="y\n")
+    assert result.status == "error" and "notes.txt" in result.content and "not a directory" in result.content
