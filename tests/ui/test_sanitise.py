@@ -109,12 +109,15 @@ def _model_escapes(output: str) -> list[str]:
 def test_streamed_reply_cannot_set_the_title_or_clear_the_screen() -> None:
     renderer, out = _terminal()
     renderer.assistant_start()
+    for piece in ["thinking ", TITLE, "\n", CLEAR, "more\r"]:
+        renderer.reasoning_delta(piece)
     for piece in ["Done.", TITLE, " All ", CLEAR, "good.\n", "\x9b2J end\u202e"]:
         renderer.assistant_delta(piece)
     renderer.assistant_end(12)
     output = out.getvalue()
     assert TITLE not in output and CLEAR not in output and "\x9b" not in output
     assert "\\x1b]0;pwned title\\x07" in output and "\\x1b[2J" in output and "\\u202e" in output
+    assert "more\\r" in output  # a CR that ends the reasoning is shown, not obeyed
     assert _model_escapes(output) == []
 
 
