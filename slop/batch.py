@@ -6,8 +6,19 @@ error, done. The same object serves as EventSink and CommandIO."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import IO, Any
+
+# Characters JSON may carry raw that a terminal would obey or hide (C1 controls, bidi
+# overrides, zero-width and separator characters): written as \uXXXX, which decodes
+# to the same string, so `cat` of the output cannot rewrite the screen.
+_TERMINAL_UNSAFE = re.compile("[\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]")
+
+
+def dumps(value: Any) -> str:
+    """One JSON document, UTF-8 text kept readable, terminal-unsafe characters escaped."""
+    return _TERMINAL_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False))
 
 
 class JsonEvents:
@@ -22,7 +33,7 @@ class JsonEvents:
         event = {"type": kind, **data}
         self.events.append(event)
         if self.fmt == "jsonl":
-            self.out.write(json.dumps(event, ensure_ascii=False) + "\n")
+            self.out.write(dumps(event) + "\n")
             self.out.flush()
 
     # EventSink
@@ -89,5 +100,5 @@ class JsonEvents:
         if self.fmt == "json":
             texts = [e["text"] for e in self.events if e["type"] == "assistant"]
             summary = {"ok": ok, "text": "".join(texts), "events": self.events, **data}
-            self.out.write(json.dumps(summary, ensure_ascii=False) + "\n")
+            self.out.write(dumps(summary) + "\n")
             self.out.flush()

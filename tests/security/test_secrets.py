@@ -56,3 +56,30 @@ def test_no_long_run_of_a_key_survives_any_cut(cut: int, filler: str) -> None:
     text = redact(filler + KEY[:cut] + "\n[... cut ...]\n" + KEY[cut:] + filler, [KEY])
     random_part = KEY[8:]
     assert not any(random_part[i : i + 8] in text for i in range(len(random_part) - 7))
+
+
+def test_batch_json_escapes_what_a_terminal_would_obey_and_loses_nothing() -> None:
+    import io
+    import json
+
+    from slop.batch import JsonEvents
+
+    hostile = "ok\x1b]0;title\x07 \x9b2J \u202eevil\u200b é 你"
+    for fmt in ("jsonl", "json"):
+        out = io.StringIO()
+        events = JsonEvents(fmt, out)
+        events.assistant_delta(hostile)
+        events.assistant_end(5)
+        events.finish(True, session="s", group_id="g", error=None)
+        text = out.getvalue()
+        assert not any(ch in text for ch in "\x1b\x07\x9b\u202e\u200b") and "é 你" in text
+        decoded = [json.loads(line) for line in text.splitlines()]
+        assert hostile in _strings(decoded), fmt  # the consumer gets the reply exactly
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        value = list(value.values())
+    return [s for item in value for s in _strings(item)] if isinstance(value, list) else []
