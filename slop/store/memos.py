@@ -178,22 +178,20 @@ class Memos:
     def take_unannounced(self, memos: list[Memo]) -> list[Memo]:
         """The model-saved memos among `memos` the user has not been told about yet, marked
         as told in the same transaction (so two slop processes announce a memo once)."""
-        candidates = [m.id for m in memos if m.source == MODEL]
-        if not self.tracks_origin or not candidates:
-            return []
-        marks = ",".join("?" * len(candidates))
+        candidates = tuple(m.id for m in memos if m.source == MODEL)
+        if not self.tracks_origin or not candidates or not self._unannounced(candidates):
+            return []  # the common case: a read, no write transaction
         with self._db.transaction():
-            fresh = {
-                int(row[0])
-                for row in self._db.query(
-                    f"SELECT id FROM llm_memos WHERE announced=0 AND id IN ({marks})", tuple(candidates)
-                )
-            }
+            fresh = self._unannounced(candidates)
             if fresh:
-                self._db.execute(
-                    f"UPDATE llm_memos SET announced=1 WHERE id IN ({','.join('?' * len(fresh))})", tuple(fresh)
-                )
+                marks = ",".join("?" * len(fresh))
+                self._db.execute(f"UPDATE llm_memos SET announced=1 WHERE id IN ({marks})", tuple(fresh))
         return [m for m in memos if m.id in fresh]
+
+    def _unannounced(self, ids: tuple[int, ...]) -> set[int]:
+        marks = ",".join("?" * len(ids))
+        rows = self._db.query(f"SELECT id FROM llm_memos WHERE announced=0 AND id IN ({marks})", ids)
+        return {int(row[0]) for row in rows}
 
     def update(self, memo_id: int, content: str, tags: list[str]) -> bool:
         with self._db.transaction():
