@@ -272,7 +272,10 @@ class Repl:
 
 
 def _private_history(path: Path) -> Path:
-    private_file(path)  # what the user typed: 0600, like the ledger
+    try:
+        private_file(path)  # what the user typed: 0600, like the ledger
+    except OSError:
+        pass  # an unwritable $SLOP_HOME: prompt_toolkit reports it when it saves
     return path
 
 
