@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from slop.context.strategy_relevance import recover
@@ -18,6 +18,7 @@ from slop.store.readonly import describe_schema, run_readonly_query
 from slop.tools.base import Approver, ToolContext
 from slop.tools.dispatch import dispatch
 from slop.tools.history import HistoryMatch, RecoveredItem
+from slop.tools.output import line_count
 from slop.tools.registry import ToolRegistry
 
 
@@ -58,10 +59,12 @@ class SessionToolStore:
         self.store.sessions.set_active_skills(session_id, current)
 
     def query_readonly(self, sql: str, max_rows: int, max_chars: int) -> str:
-        return run_readonly_query(self.store.path, sql, max_rows=max_rows, max_chars=max_chars)
+        return run_readonly_query(
+            self.store.path, sql, max_rows=max_rows, max_chars=max_chars, memo_path=self.memos.path
+        )
 
     def describe(self) -> str:
-        return describe_schema(self.store.path)
+        return describe_schema(self.store.path, memo_path=self.memos.path)
 
     def search_history(self, session_id: str, query: str, limit: int) -> list[HistoryMatch]:
         terms = informative_terms(query)
@@ -89,7 +92,7 @@ class ToolRunnerImpl:
     read_only: bool = False
     pass_env: tuple[str, ...] = ()
     on_file_read: Callable[[str, str], None] | None = None  # (session, path)
-    disabled: set[str] = field(default_factory=set)
+    output_cap: int = 1 << 20
 
     def run(
         self, calls: Sequence[ToolCall], session_id: str, group_id: str, cancel: threading.Event, sink: EventSink
@@ -101,6 +104,7 @@ class ToolRunnerImpl:
             cancel=cancel,
             allowed_paths=self.allowed_paths,
             shell_timeout=self.shell_timeout,
+            output_cap=self.output_cap,
             secrets=self.secrets,
             read_only=self.read_only,
             pass_env=self.pass_env,
@@ -109,15 +113,24 @@ class ToolRunnerImpl:
 
         def done(call: ToolCall, result: ToolResult) -> None:
             first = result.content.strip().splitlines()[0] if result.content.strip() else ""
-            summary = first if result.status != "completed" else f"{len(result.content.splitlines())} lines"
+            summary = first if result.status != "completed" else line_count(result.content)
+            if id(call) not in started:  # decided before running (unknown, invalid, refused): still a call
+                sink.tool_call_start(call.name, call.arguments)
             sink.tool_call_done(call.name, call.arguments, result.status, result.duration, summary)
 
+        started: set[int] = set()
+
+        def start(call: ToolCall) -> None:
+            started.add(id(call))
+            sink.tool_call_start(call.name, call.arguments)
+
+        disabled = self.store.catalog.disabled_tools()
         return dispatch(
             calls,
-            self.registry,
+            self.registry.with_disabled(disabled) if disabled else self.registry,
             ctx,
             self.approver,
             max_workers=self.max_workers,
-            on_start=lambda call: sink.tool_call_start(call.name, call.arguments),
+            on_start=start,
             on_done=done,
         )

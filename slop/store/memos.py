@@ -161,6 +161,11 @@ class Memos:
         columns = {row["name"] for row in db.query("PRAGMA table_info(llm_memos)")}
         self.tracks_origin = set(ORIGIN_COLUMNS) <= columns
 
+    @property
+    def path(self) -> str:
+        """The database file the memos live in (query_db attaches it read-only)."""
+        return self._db.path
+
     def add(self, content: str, tags: list[str], *, source: str = "user", project: str = "") -> int:
         encoded = json.dumps(normalise_tags(tags))
         with self._db.transaction():

@@ -16,8 +16,6 @@ from slop.tools.childenv import child_environment
 from slop.tools.proc import ProcOutcome, run_process
 from slop.tools.sinks import HeadTailSink
 
-MAX_STREAM_CHARS = 30_000  # per stream; head and tail are kept
-
 
 def _exit_line(code: int | None) -> str:
     if code is not None and code < 0:
@@ -42,7 +40,9 @@ def format_streams(stdout: str, stderr: str) -> str:
 def execute_bash(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     command: str = args["command"]
     stdin = args.get("input")
-    out, err = HeadTailSink(MAX_STREAM_CHARS), HeadTailSink(MAX_STREAM_CHARS)
+    # The ledger keeps the whole output up to the cap (assembly truncates what the model
+    # sees, and the hint pages the stored row); beyond it, head and tail, with a note.
+    out, err = HeadTailSink(ctx.output_cap), HeadTailSink(ctx.output_cap)
     try:
         outcome = run_process(
             ["bash", "-c", command],

@@ -70,6 +70,7 @@ class Repl:
         self._error: BaseException | None = None
         self._last_ctrl_c = 0.0
         self._typed_ahead = ""
+        self._next_request: int | None = None  # tokens of the next request (modeline ctx)
 
     # ---- the application, built in the background ----------------------------------
     def start_building(self, delay: float = 0.0) -> None:
@@ -149,7 +150,16 @@ class Repl:
             finally:
                 self.keys = None
         self._typed_ahead = keys.typed
+        self._measure_next_request()  # after a turn or any surgery: ctx is the next request
         return outcome
+
+    def _measure_next_request(self) -> None:
+        if self._app is None:
+            return
+        try:
+            self._next_request = self._app.orchestrator.preview(self._app.ctx.session).prompt.total_tokens
+        except Exception:  # a busy ledger must not break the prompt; keep the last figure
+            pass
 
     def _prompt_session(self, **io: Any) -> PromptSession[str]:
         """`io` may give `input`/`output` (tests drive the prompt through a pipe)."""
@@ -205,8 +215,12 @@ class Repl:
         window = "all" if info.context_size == 0 else str(info.context_size)
         skills = ",".join(info.active_skills) or "default"
         budget = prompt_budget(label, info.budget)
-        last = store.usage.last(session)
-        fill = f"{_k(last.prompt_tokens if last else 0)}/{_k(budget)}"
+        if self._next_request is not None and app is not None:
+            size = self._next_request
+        else:  # still starting: the last call's size until the next request is measured
+            last = store.usage.last(session)
+            size = last.prompt_tokens if last else 0
+        fill = f"{_k(size)}/{_k(budget)}"
         total = _k(store.usage.session_total(session))
         text = (
             f"slop <W:{window} M:{label} P:{skills} S:{session} T:{info.throttle:g}s> "
@@ -269,6 +283,7 @@ class Repl:
             self._app.providers.current()
         except Exception:
             pass
+        self._measure_next_request()
 
 
 def _private_history(path: Path) -> Path:

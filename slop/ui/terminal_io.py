@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import IO
+import json
+from typing import IO, Any
 
 from rich.console import Console
 
 from slop.ui.console import make_console
-from slop.ui.editor import EditorError, edit_text, has_editor
+from slop.ui.editor import EditorError, edit_text, editor_command, has_editor
 from slop.ui.render import Renderer
 from slop.ui.sanitise import visible
 
@@ -68,6 +69,31 @@ class TerminalIO:
                 self.error(f"{exc}; showing it in the pager instead")
         with self.console.pager(styles=False):
             self.console.print(visible(text, strict=True), markup=False, highlight=False)
+
+    def data(self, value: Any) -> None:
+        # Straight to the stream: rich would wrap long lines inside JSON strings.
+        self.console.file.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+        self.console.file.flush()
+
+    def screen_height(self) -> int:
+        return self.console.size.height if self.interactive else 0
+
+    def screen_width(self) -> int:
+        return self.console.size.width if self.interactive else 0
+
+    def page(self, text: str, suffix: str = ".txt") -> str:
+        if not self.interactive:
+            self.renderer.plain(text)
+            return ""
+        if has_editor():
+            try:
+                edit_text(text, suffix, read_only=True)
+                return f"a read-only copy in {editor_command()[0]}"
+            except EditorError as exc:
+                self.error(f"{exc}; showing it in the pager instead")
+        with self.console.pager(styles=False):
+            self.console.print(text, markup=False, highlight=False)
+        return "the pager"
 
     def confirm(self, question: str) -> bool:
         if not self.interactive:
