@@ -138,10 +138,12 @@ def test_keys_split_by_output_truncation_are_redacted(
 ) -> None:  # type: ignore[no-untyped-def]
     app, _rec = _with_keys(monkeypatch, make_app)
     google, openai = KEYS["GOOGLE_API_KEY"], KEYS["OPENAI_API_KEY"]
-    # 15,000 bytes of head are kept: the Google key straddles that cut, the OpenAI key ends the head
-    body = "a" * 14_980 + google + "b" * 30_000 + openai[:25] + "c" * 20 + "\n"
+    head = (1 << 20) // 2  # execute_bash keeps the first and last 512 KiB of 1 MiB (SLOP_TOOL_OUTPUT_CAP)
+    # the Google key straddles the head's cut; the tail holds the start of the OpenAI key
+    body = "a" * (head - 20) + google + "b" * (1 << 20) + openai[:25] + "c" * 20 + "\n"
     (project / "big.txt").write_text(body)
-    (project / "edge.txt").write_text("x" * 14_986 + openai + "\n" + "y" * 40_000 + "\n")
+    # the head ends 14 characters into the OpenAI key: its public prefix and 6 random characters
+    (project / "edge.txt").write_text("x" * (head - 14) + openai + "\n" + "y" * (1 << 20) + "\n")
     fake_llm.enqueue_tool_calls(
         [("execute_bash", {"command": "cat big.txt"}), ("execute_bash", {"command": "cat edge.txt"})]
     )
@@ -151,6 +153,6 @@ def test_keys_split_by_output_truncation_are_redacted(
     assert len(results) == 2 and all("characters" in r or "cut" in r for r in results)
     for result in results:
         for secret in KEYS.values():
-            assert _leaks(result, secret) == [], (secret, result[14_900:15_200])
+            assert _leaks(result, secret) == [], secret
         assert "[REDACTED]" in result
     assert "sk-proj-Op3n" not in results[1]  # the key's start, cut off at the head's end
