@@ -16,9 +16,10 @@ from typing import IO, Any
 _TERMINAL_UNSAFE = re.compile("[\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]")
 
 
-def dumps(value: Any) -> str:
+def dumps(value: Any, indent: int | None = None) -> str:
     """One JSON document, UTF-8 text kept readable, terminal-unsafe characters escaped."""
-    return _TERMINAL_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False))
+    text = json.dumps(value, ensure_ascii=False, indent=indent)
+    return _TERMINAL_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 class JsonEvents:

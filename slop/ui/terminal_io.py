@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import IO, Any
 
 from rich.console import Console
 
+from slop.batch import dumps
 from slop.ui.console import make_console
 from slop.ui.editor import EditorError, edit_text, editor_command, has_editor
 from slop.ui.render import Renderer
@@ -72,7 +72,7 @@ class TerminalIO:
 
     def data(self, value: Any) -> None:
         # Straight to the stream: rich would wrap long lines inside JSON strings.
-        self.console.file.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+        self.console.file.write(dumps(value, indent=2) + "\n")  # C1/bidi as \uXXXX: same JSON value
         self.console.file.flush()
 
     def screen_height(self) -> int:
@@ -92,7 +92,7 @@ class TerminalIO:
             except EditorError as exc:
                 self.error(f"{exc}; showing it in the pager instead")
         with self.console.pager(styles=False):
-            self.console.print(text, markup=False, highlight=False)
+            self.console.print(visible(text, strict=True), markup=False, highlight=False)
         return "the pager"
 
     def confirm(self, question: str) -> bool:

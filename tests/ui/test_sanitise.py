@@ -142,3 +142,15 @@ def test_every_output_path_shows_escapes(show) -> None:  # type: ignore[no-untyp
     output = out.getvalue()
     assert _model_escapes(output) == [], repr(output)
     assert "\\x1b" in output or "\\u202e" in output or "\\u001b" in output
+
+
+def test_json_data_on_the_terminal_holds_no_raw_control_character() -> None:
+    import json
+
+    from slop.ui.terminal_io import TerminalIO
+
+    out = io.StringIO()
+    hostile = {"messages": [{"content": "hi" + TITLE + "\x9b2J\u202e"}]}
+    TerminalIO.for_stream(out, no_color=True, interactive=False).data(hostile)
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e]", out.getvalue())
+    assert json.loads(out.getvalue()) == hostile  # the same JSON value, byte-exact content
