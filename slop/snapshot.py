@@ -31,6 +31,12 @@ class TurnLayers:
 
 
 PARSE_CACHE_SIZE = 4096
+MEMO_PREVIEW_CHARS = 80
+
+
+def one_line_preview(text: str, limit: int = MEMO_PREVIEW_CHARS) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 @dataclass
@@ -50,6 +56,17 @@ class ContextService:
         self._parse = lru_cache(maxsize=PARSE_CACHE_SIZE)(parse)
         # The volatile layers of each session's running turn, as of its first call.
         self._turns: dict[str, TurnLayers] = {}
+        self._last_memos: tuple[Memo, ...] = ()  # the memos of the last snapshot
+
+    def announce_new_memos(self) -> list[str]:
+        """One line per memo saved by the model that the last prompt carries for the first
+        time: text the model wrote is now steering the model, and the user should know."""
+        fresh = self.memos.take_unannounced(list(self._last_memos))
+        return [
+            f"memo #{m.id} saved by the model in project {m.project or '(unknown)'} is now in the context: "
+            f"{one_line_preview(m.content)} (/memo remove {m.id} deletes it)"
+            for m in fresh
+        ]
 
     def offered_tools(self) -> tuple[ToolSpec, ...]:
         """The tools the model is offered: every registered one not disabled in the `tools` table."""
@@ -86,15 +103,18 @@ class ContextService:
         room = max(1, budget - fixed) if budget > 0 else 0
         selection: Selection = self.strategy_for(session).select(self.source(), session, query, room)
         last_user = next((m.content for m in reversed(selection.messages) if m.role == Role.USER), query)
+        memos = tuple(self.memos.find([last_user], limit=MAX_MEMOS)) if last_user else ()
         fresh = replace(
             base,
             history=selection.messages,
-            memos=tuple(self.memos.find([last_user], limit=MAX_MEMOS)) if last_user else (),
+            memos=memos,
             files_read=selection.files_read,
             notes=selection.notes,
             strategy_layer=selection.layer,
         )
-        return self._same_turn_layers(session_name, (self.store.messages.last_group_id(session_name), query), fresh)
+        snapshot = self._same_turn_layers(session_name, (self.store.messages.last_group_id(session_name), query), fresh)
+        self._last_memos = snapshot.memos  # the memos the prompt really carries
+        return snapshot
 
     def _same_turn_layers(self, session_name: str, turn: tuple[object, ...], fresh: Snapshot) -> Snapshot:
         """Every call of a turn carries the STATE, scratchpad, memos and files read of its
