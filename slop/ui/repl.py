@@ -12,6 +12,7 @@ import os
 import sys
 import threading
 import time
+from collections import deque
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -24,10 +25,11 @@ from slop import __version__
 from slop.approval import ApprovalPolicy
 from slop.boot import Boot, boot
 from slop.context.budget import prompt_budget
+from slop.errors import Cancelled
 from slop.records import Role, Status, ToolCall
 from slop.settings import Settings
 from slop.ui.completion import LazyCompleter
-from slop.ui.keys import TurnKeys
+from slop.ui.keys import Question, TurnKeys
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -61,14 +63,15 @@ class Repl:
         self._color = not (settings.no_color or os.environ.get("NO_COLOR")) and self.out.isatty()
         self.boot: Boot = boot(settings)
         self.keys: TurnKeys | None = None
-        self.policy = ApprovalPolicy(settings.approval, self._ask_approval, self._warn)
+        self.policy = ApprovalPolicy(settings.approval, self._ask_approval, self._warn, show=self._show_change)
         self._app: App | None = None
         self._io: TerminalIO | None = None
         self._ready = threading.Event()
         self._started = False
         self._error: BaseException | None = None
         self._last_ctrl_c = 0.0
-        self._typed_ahead = ""
+        self._typed_ahead = ""  # typed during the last input without Enter: the next prompt's text
+        self._queued: deque[str] = deque()  # lines typed with Enter during the last input
 
     # ---- the application, built in the background ----------------------------------
     def start_building(self, delay: float = 0.0) -> None:
@@ -87,7 +90,7 @@ class Repl:
             from slop.ui.terminal_io import TerminalIO
 
             console = self._console or make_console(no_color=self.settings.no_color)
-            self._io = TerminalIO(console, Renderer(console), interactive=True)
+            self._io = TerminalIO(console, Renderer(console), interactive=True, keys=lambda: self.keys)
             self._app = build(self.settings, self._io, self._io.renderer, self.policy, self.boot)
         except BaseException as exc:
             self._error = exc
@@ -126,13 +129,17 @@ class Repl:
         while True:
             if self._app is not None:
                 self.io.renderer.close()  # no live region may linger under the prompt
-            try:
-                line = session.prompt(default=self._typed_ahead)
-            except EOFError:
-                break
-            except KeyboardInterrupt:
-                continue
-            self._typed_ahead = ""
+            if self._queued:
+                line = self._queued.popleft()
+                self._echo_queued(line, session)
+            else:
+                try:
+                    line = session.prompt(default=self._typed_ahead)
+                except EOFError:
+                    break
+                except KeyboardInterrupt:
+                    continue
+                self._typed_ahead = ""
             if self._run(line).kind == "exit":
                 break
         self._write("bye", DIM)
@@ -141,14 +148,25 @@ class Repl:
     def _run(self, line: str) -> Outcome:
         ctx = self.app.ctx
         ctx.cancel.clear()
-        with TurnKeys(ctx.cancel, lambda key: self.io.warning(f"[{key}] cancelling…")) as keys:
+        keys = TurnKeys(
+            ctx.cancel,
+            on_cancel=lambda key: self.io.warning(f"[{key}] cancelling…"),
+            on_queued=lambda queued: self.io.info(f"queued: {queued}  (runs after this one)"),
+        )
+        with keys:
             self.keys = keys
             try:
                 outcome = self.app.engine.handle(line)
             finally:
                 self.keys = None
-        self._typed_ahead = keys.typed
+        self._queued.extend(keys.queued)
+        self._typed_ahead = keys.partial
         return outcome
+
+    def _echo_queued(self, line: str, session: PromptSession[str]) -> None:
+        """A queued line runs as if typed at the prompt: shown, and in the history."""
+        self._write(f"> {line}", GREEN)
+        session.history.append_string(line)
 
     def _prompt_session(self, **io: Any) -> PromptSession[str]:
         """`io` may give `input`/`output` (tests drive the prompt through a pipe)."""
@@ -221,13 +239,20 @@ class Repl:
         self.io.warning(text)
 
     def _ask_approval(self, call: ToolCall, preview: str) -> str:
+        """y/yes, a/always, n/no (single key or word + Enter); Esc = no; Ctrl-C cancels the turn."""
         self.io.warning(f"{call.name} wants to run:")
-        self.io.plain(preview)
-        question = f"Allow? [y] once / [a] always allow {call.name} this session / [n] no: "
-        if self.keys is None:
-            return _read_answer(question)
-        with self.keys.paused():
-            return _read_answer(question)
+        self.io.diff(preview)
+        prompt = f"Allow? y = yes once · a = always allow {call.name} this session · n or Esc = no · Ctrl-C cancels: "
+        question = Question({"y": "yes", "a": "always", "n": "no"}, default="no", on_ctrl_c="cancel")
+        answer = self.io.ask(prompt, question)
+        if answer == "cancel":
+            raise Cancelled("approval cancelled with Ctrl-C")
+        return answer
+
+    def _show_change(self, call: ToolCall, preview: str) -> None:
+        """Approved without asking (--yes, or "always"): file changes are still shown."""
+        if call.name != "execute_bash":
+            self.io.diff(preview)
 
     # ---- start-up ------------------------------------------------------------------
     def _write(self, text: str, style: str = "") -> None:
@@ -266,13 +291,6 @@ class Repl:
             self._app.providers.current()
         except Exception:
             pass
-
-
-def _read_answer(question: str) -> str:
-    try:
-        return input(question)
-    except EOFError:
-        return "n"
 
 
 def _k(n: int) -> str:

@@ -1,21 +1,39 @@
-"""CommandIO for the terminal: the renderer for output, $EDITOR, a pager and y/n questions."""
+"""CommandIO for the terminal: the renderer for output, $EDITOR, a pager and questions.
+
+Questions and hand-overs to other programs go through the keyboard's one reader
+(`ui.keys.TurnKeys`) when there is one: `keys` returns the active reader."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from typing import IO
 
 from rich.console import Console
+from rich.text import Text
 
 from slop.ui.console import make_console
+from slop.ui.diffview import coloured_preview
 from slop.ui.editor import EditorError, edit_text, has_editor
+from slop.ui.keys import Question, TurnKeys, read_line_answer
 from slop.ui.render import Renderer
+
+YES_NO = {"y": "yes", "n": "no"}
 
 
 class TerminalIO:
-    def __init__(self, console: Console, renderer: Renderer, *, interactive: bool) -> None:
+    def __init__(
+        self,
+        console: Console,
+        renderer: Renderer,
+        *,
+        interactive: bool,
+        keys: Callable[[], TurnKeys | None] = lambda: None,
+    ) -> None:
         self.console = console
         self.renderer = renderer
         self.interactive = interactive
+        self.keys = keys
 
     @classmethod
     def for_stream(cls, stream: IO[str], *, no_color: bool, interactive: bool) -> TerminalIO:
@@ -43,12 +61,17 @@ class TerminalIO:
     def table(self, title: str | None, columns: list[str], rows: list[list[str]]) -> None:
         self.renderer.table(title, columns, rows)
 
+    def diff(self, preview: str) -> None:
+        """A tool preview: its header line, then the unified diff in colour."""
+        self.renderer.print(coloured_preview(preview))
+
     def edit(self, text: str, suffix: str = ".md") -> str | None:
         if not self.interactive:
             self.error("this command opens an editor, which batch mode does not do")
             return None
         try:
-            return edit_text(text, suffix)
+            with self._handed_over():
+                return edit_text(text, suffix)
         except EditorError as exc:
             self.error(str(exc))
             return None
@@ -61,18 +84,30 @@ class TerminalIO:
             return
         if has_editor():
             try:
-                edit_text(text, suffix, read_only=True)
+                with self._handed_over():
+                    edit_text(text, suffix, read_only=True)
                 return
             except EditorError as exc:
                 self.error(f"{exc}; showing it in the pager instead")
-        with self.console.pager(styles=False):
+        with self._handed_over(), self.console.pager(styles=False):
             self.console.print(text, markup=False, highlight=False)
+
+    def _handed_over(self) -> AbstractContextManager[None]:
+        keys = self.keys()
+        return keys.paused() if keys is not None else nullcontext()
 
     def confirm(self, question: str) -> bool:
         if not self.interactive:
             return False
-        try:
-            answer = input(f"{question} [y/N] ")
-        except EOFError:
-            return False
-        return answer.strip().lower() in ("y", "yes")
+        return self.ask(f"{question} [y/N] ", Question(dict(YES_NO), default="no", on_ctrl_c="no")) == "yes"
+
+    def ask(self, prompt: str, question: Question) -> str:
+        """Show `prompt`, read the answer through the keyboard's reader, echo the answer
+        and end the line (so whatever is printed next starts on a line of its own)."""
+        self.renderer.close()
+        self.console.print(Text(prompt, style="bold"), end="")
+        self.console.file.flush()
+        keys = self.keys()
+        answer = read_line_answer(question) if keys is None else keys.ask(question)
+        self.console.print(Text(answer, style="dim"))
+        return answer
