@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from slop.checkpoint import TurnFiles
 from slop.context.strategy_relevance import recover
 from slop.context.textsearch import fts_query, informative_terms
 from slop.orchestrator import EventSink
@@ -102,10 +103,19 @@ class ToolRunnerImpl:
             on_file_read=(lambda path: self.on_file_read(session_id, path)) if self.on_file_read else None,
         )
 
+        files = TurnFiles(self.store.checkpoints, session_id, group_id, ctx)  # for /undo
+
+        def start(call: ToolCall) -> None:
+            try:
+                files.before(call)
+            finally:  # a failed checkpoint is logged by dispatch; the progress line still shows
+                sink.tool_call_start(call.name, call.arguments)
+
         def done(call: ToolCall, result: ToolResult) -> None:
-            first = result.content.strip().splitlines()[0] if result.content.strip() else ""
-            summary = first if result.status != "completed" else f"{len(result.content.splitlines())} lines"
-            sink.tool_call_done(call.name, call.arguments, result.status, result.duration, summary)
+            try:
+                files.after(call)
+            finally:
+                _report_done(sink, call, result)
 
         return dispatch(
             calls,
@@ -113,6 +123,12 @@ class ToolRunnerImpl:
             ctx,
             self.approver,
             max_workers=self.max_workers,
-            on_start=lambda call: sink.tool_call_start(call.name, call.arguments),
+            on_start=start,
             on_done=done,
         )
+
+
+def _report_done(sink: EventSink, call: ToolCall, result: ToolResult) -> None:
+    first = result.content.strip().splitlines()[0] if result.content.strip() else ""
+    summary = first if result.status != "completed" else f"{len(result.content.splitlines())} lines"
+    sink.tool_call_done(call.name, call.arguments, result.status, result.duration, summary)

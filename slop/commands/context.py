@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from slop.commands import context_modes
 from slop.commands.base import Command, CommandContext, Proceed, parse_int, split_sub, usage_error
+from slop.commands.undo import UNDO_USAGE, files_kept_notice, undo_cmd
 from slop.context.show import format_prompt
 from slop.errors import CommandError
 from slop.parser import parse
@@ -87,6 +88,7 @@ def message_cmd(ctx: CommandContext, args: str) -> Proceed | None:
         _message_show(ctx, rest)
     elif sub == "remove":
         gid = resolve_gid(ctx, rest, "/message remove GID")
+        files_kept_notice(ctx, gid)
         result = ctx.store.remove_group(ctx.session, gid)
         ctx.io.success(f"group {gid} deleted ({result.messages} messages)")
     else:
@@ -137,20 +139,6 @@ def _message_show(ctx: CommandContext, rest: str) -> None:
     ctx.io.view("\n\n".join(lines), ".md")
 
 
-def undo_cmd(ctx: CommandContext, args: str) -> Proceed | None:
-    result = ctx.store.undo(ctx.session)
-    if result is None:
-        ctx.io.info("nothing to undo")
-        return None
-    extra = "; scratchpad restored" if result.scratchpad_restored else ""
-    state = ctx.store.sessions.state(ctx.session)
-    ctx.io.success(
-        f"undid group {result.group_id} ({result.messages} messages){extra}; "
-        + ("STATE is back to the previous one" if state else "no STATE remains")
-    )
-    return None
-
-
 def _complete_context(ctx: CommandContext, words: list[str]) -> list[str]:
     if len(words) <= 1:
         return list(_CONTEXT_SUBS)
@@ -191,8 +179,8 @@ COMMANDS = (
     ),
     Command(
         "/undo",
-        "Delete the last group and roll back its STATE and scratchpad changes",
-        "/undo",
+        "Delete the last group, roll back its STATE and scratchpad, and (asked) the files it changed",
+        UNDO_USAGE,
         "Context & History",
         undo_cmd,
     ),

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from slop.records import Status
 from slop.store.catalog import Catalog
+from slop.store.checkpoints import Checkpoints
 from slop.store.db import Database
 from slop.store.memos import MEMO_SCHEMA, Memos
 from slop.store.messages import Messages
@@ -38,6 +39,7 @@ class Store:
         self.sessions = Sessions(db)
         self.usage = UsageLog(db)
         self.catalog = Catalog(db)
+        self.checkpoints = Checkpoints(db)
         # Memos of the ledger itself (std::slop compatibility); the app normally
         # swaps in the user-level memo store from open_memo_store().
         self.memos = Memos(db)
@@ -59,6 +61,7 @@ class Store:
         with self.db.transaction():
             restored = self.sessions.restore_scratchpad_before(session_id, group_id)
             count = self.messages.delete_group(session_id, group_id)
+            self.checkpoints.forget(group_id)
         return UndoResult(group_id, count, restored)
 
     def undo(self, session_id: str) -> UndoResult | None:

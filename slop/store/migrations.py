@@ -97,7 +97,29 @@ CREATE TABLE IF NOT EXISTS tools (
 # every model call does not have to parse each row's provider JSON again.
 M004_CALL_IDS = "ALTER TABLE messages ADD COLUMN call_ids TEXT;"
 
-MIGRATIONS: tuple[str, ...] = (M001_INITIAL, M002_HISTORY_SEARCH, M003_CONTEXT_ARCHIVE, M004_CALL_IDS)
+# Files a turn changed, with their content before and after it, so /undo can put them back.
+M005_FILE_CHECKPOINTS = """
+CREATE TABLE IF NOT EXISTS file_checkpoints (
+    id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    group_id TEXT NOT NULL,
+    path TEXT NOT NULL,
+    before BLOB,
+    after BLOB,
+    note TEXT NOT NULL DEFAULT '',
+    created_at DATETIME DEFAULT CURRENT_TIMESTAMP,
+    UNIQUE (group_id, path)
+);
+CREATE INDEX IF NOT EXISTS file_checkpoints_group ON file_checkpoints (group_id);
+"""
+
+MIGRATIONS: tuple[str, ...] = (
+    M001_INITIAL,
+    M002_HISTORY_SEARCH,
+    M003_CONTEXT_ARCHIVE,
+    M004_CALL_IDS,
+    M005_FILE_CHECKPOINTS,
+)
 
 
 def schema_version(db: Database) -> int:
