@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from slop.commands import context_modes
 from slop.commands.base import Command, CommandContext, Proceed, parse_int, split_sub, usage_error
+from slop.commands.gids import ShortIds, find_gid, recent_short_ids
 from slop.commands.undo import UNDO_USAGE, files_kept_notice, undo_cmd
 from slop.context.show import format_prompt
-from slop.errors import CommandError
 from slop.parser import parse
 from slop.records import Role, Status
 
@@ -49,15 +49,8 @@ def _rebuild(ctx: CommandContext, _: str) -> None:
 
 
 def resolve_gid(ctx: CommandContext, gid: str, usage: str) -> str:
-    """A GID of the current session, or a clear error (missing, unknown, other session's)."""
-    if not gid:
-        raise usage_error(usage, "missing GID (see /message list)")
-    if ctx.store.messages.group_exists(ctx.session, gid):
-        return gid
-    owner = ctx.store.messages.group_owner(gid)
-    if owner is not None:
-        raise CommandError(f"group {gid} belongs to session '{owner}', not '{ctx.session}'")
-    raise CommandError(f"no group {gid} in session '{ctx.session}' (see /message list)")
+    """A GID of the current session (whole, or a unique suffix), or a clear error."""
+    return find_gid(ctx, gid, usage)
 
 
 def _drop(ctx: CommandContext, rest: str) -> None:
@@ -107,13 +100,13 @@ def _list(ctx: CommandContext, rest: str) -> None:
     info = ctx.store.sessions.get(ctx.session)
     visible = set(ctx.store.messages.last_group_ids(ctx.session, info.context_size)) if info.context_size else None
     rows = []
+    short = ShortIds.of(ctx)
     for g in groups:
         prompt = " ".join(g.prompt.split())
         in_window = g.status == "active" and (visible is None or g.group_id in visible)
         state = "yes" if in_window else ("no" if g.status == "active" else g.status)
-        rows.append(
-            [g.group_id, prompt[:50] + ("…" if len(prompt) > 50 else ""), str(g.tokens or "-"), str(g.messages), state]
-        )
+        shown = prompt[:50] + ("…" if len(prompt) > 50 else "")
+        rows.append([short(g.group_id), shown, str(g.tokens or "-"), str(g.messages), state])
     ctx.io.table(
         f"Last {len(groups)} group(s) of '{ctx.session}'", ["GID", "Prompt", "Tokens", "Msgs", "In context"], rows
     )
@@ -143,7 +136,7 @@ def _complete_context(ctx: CommandContext, words: list[str]) -> list[str]:
     if len(words) <= 1:
         return list(_CONTEXT_SUBS)
     if words[0] in ("drop", "restore", "pin", "unpin"):
-        return ctx.store.messages.last_group_ids(ctx.session, 20, include_hidden=True)
+        return recent_short_ids(ctx)
     if words[0] == "mode":
         return list(ctx.orchestrator.context.strategies)
     return []
@@ -153,7 +146,7 @@ def _complete_message(ctx: CommandContext, words: list[str]) -> list[str]:
     if len(words) <= 1:
         return ["list", "show", "remove"]
     if words[0] in ("show", "remove"):
-        return ctx.store.messages.last_group_ids(ctx.session, 20, include_hidden=True)
+        return recent_short_ids(ctx)
     return []
 
 

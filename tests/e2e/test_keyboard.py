@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pexpect
 
+from slop.commands.gids import short_length
 from tests.e2e.test_pty import term  # noqa: F401 - the pty fixture
 from tests.fakellm import FakeLLM
 
@@ -123,3 +124,29 @@ def test_diff_shown_under_yes(term, fake_llm: FakeLLM, tmp_path: Path) -> None: 
     t.expect("patched")
     t.prompt()
     assert (tmp_path / "project" / "notes.txt").read_text() == "alpha\ngamma\n"
+
+
+def test_gid_suffix_typed_and_tab_completed(term, fake_llm: FakeLLM) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    fake_llm.enqueue_text("one")
+    fake_llm.enqueue_text("two")
+    t = term()
+    t.prompt()
+    t.enter("first")
+    t.expect("one")
+    t.prompt()
+    t.enter("second")
+    t.expect("two")
+    t.prompt()
+    first, second = (row[0] for row in t.rows("SELECT DISTINCT group_id FROM messages ORDER BY group_id"))
+    t.enter(f"/context drop {first[-4:]}")  # four trailing digits are enough
+    t.expect(f"group {first} dropped")
+    t.prompt()
+    shown = short_length([first, second])
+    mine, other = first[-shown:], second[-shown:]
+    typed = next(mine[:n] for n in range(1, shown + 1) if not other.startswith(mine[:n]))
+    t.type(f"/context restore {typed}\t")  # Tab completes the suffix lists show
+    t.expect(mine[len(typed) :] or mine)
+    t.enter("")
+    t.expect(f"group {first} restored")
+    t.prompt()
+    assert t.rows(f"SELECT DISTINCT status FROM messages WHERE group_id='{first}'") == [("completed",)]
