@@ -36,6 +36,7 @@ class Settings:
     home: str = ""  # user-level data dir
     debug: bool = False
     no_color: bool = False
+    verbosity: str = "normal"  # quiet | normal | full: tool output shown in the terminal (SLOP_VERBOSE)
 
 
 def env_settings(environ: dict[str, str] | None = None) -> dict[str, object]:
@@ -54,6 +55,11 @@ def env_settings(environ: dict[str, str] | None = None) -> dict[str, object]:
         values["provider"] = env["SLOP_PROVIDER"]
     if env.get("SLOP_DB"):
         values["db_path"] = env["SLOP_DB"]
+    if env.get("SLOP_VERBOSE"):
+        level = env["SLOP_VERBOSE"].strip().lower()
+        if level not in ("quiet", "normal", "full"):
+            raise ConfigError(f"SLOP_VERBOSE must be quiet, normal or full, got {env['SLOP_VERBOSE']!r}")
+        values["verbosity"] = level
     for key, name, kind in (
         ("max_retries", "SLOP_MAX_RETRIES", int),
         ("shell_timeout", "SLOP_SHELL_TIMEOUT", float),

@@ -6,6 +6,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 from slop.checkpoint import TurnFiles
 from slop.context.strategy_relevance import recover
@@ -20,6 +21,7 @@ from slop.tools.base import Approver, ToolContext
 from slop.tools.dispatch import dispatch
 from slop.tools.history import HistoryMatch, RecoveredItem
 from slop.tools.registry import ToolRegistry
+from slop.tools.summary import summarize
 
 
 @dataclass
@@ -125,10 +127,23 @@ class ToolRunnerImpl:
             max_workers=self.max_workers,
             on_start=start,
             on_done=done,
+            on_output=_live_output(sink),
         )
 
 
 def _report_done(sink: EventSink, call: ToolCall, result: ToolResult) -> None:
-    first = result.content.strip().splitlines()[0] if result.content.strip() else ""
-    summary = first if result.status != "completed" else f"{len(result.content.splitlines())} lines"
+    summary = summarize(call.name, result.content, result.status)
     sink.tool_call_done(call.name, call.arguments, result.status, result.duration, summary)
+
+
+@runtime_checkable
+class ToolProgressSink(Protocol):
+    """A sink that also shows a running call's output as it arrives (the terminal)."""
+
+    def tool_output(self, name: str, args_json: str, text: str) -> None: ...
+
+
+def _live_output(sink: EventSink) -> Callable[[ToolCall, str], None] | None:
+    if not isinstance(sink, ToolProgressSink):
+        return None
+    return lambda call, text: sink.tool_output(call.name, call.arguments, text)

@@ -230,6 +230,13 @@ class Messages:
             self._db.execute("DELETE FROM session_state WHERE session_id=? AND group_id=?", (session_id, group_id))
             return cur.rowcount
 
+    def first_prompt(self, session_id: str) -> str:
+        """The session's first user message ("" when none): how people recognise a session."""
+        value = self._db.scalar(
+            "SELECT content FROM messages WHERE session_id=? AND role='user' ORDER BY id LIMIT 1", (session_id,)
+        )
+        return str(value or "")
+
 
 def _group_status(row: sqlite3.Row) -> str:
     if row["hidden"] and row["hidden"] == row["n"]:

@@ -64,6 +64,7 @@ class ToolContext:
     shell_timeout: float = 120.0
     secrets: tuple[str, ...] = ()  # values redacted from every tool output
     on_file_read: Callable[[str], None] | None = None  # tracks "files already read"
+    on_output: Callable[[str], None] | None = None  # output of the running call, as it arrives (live view)
 
 
 ToolFn = Callable[[dict[str, Any], ToolContext], ToolOutput]

@@ -91,6 +91,7 @@ class Repl:
 
             console = self._console or make_console(no_color=self.settings.no_color)
             self._io = TerminalIO(console, Renderer(console), interactive=True, keys=lambda: self.keys)
+            self._io.verbosity = self.settings.verbosity
             self._app = build(self.settings, self._io, self._io.renderer, self.policy, self.boot)
         except BaseException as exc:
             self._error = exc

@@ -40,6 +40,14 @@ class TerminalIO:
         console = make_console(stream, no_color=no_color)
         return cls(console, Renderer(console), interactive=interactive)
 
+    @property
+    def verbosity(self) -> str:
+        return self.renderer.verbosity
+
+    @verbosity.setter
+    def verbosity(self, level: str) -> None:
+        self.renderer.verbosity = level
+
     def info(self, text: str) -> None:
         self.renderer.info(text)
 
@@ -100,6 +108,14 @@ class TerminalIO:
         if not self.interactive:
             return False
         return self.ask(f"{question} [y/N] ", Question(dict(YES_NO), default="no", on_ctrl_c="no")) == "yes"
+
+    def choose(self, prompt: str, count: int) -> int | None:
+        """One of `count` (<= 9) numbered options by its digit key; None on Esc / Enter."""
+        if not self.interactive:
+            return None
+        digits = {str(n): str(n) for n in range(1, min(count, 9) + 1)}
+        answer = self.ask(prompt, Question(digits, default="none", on_ctrl_c="none"))
+        return int(answer) if answer.isdigit() else None
 
     def ask(self, prompt: str, question: Question) -> str:
         """Show `prompt`, read the answer through the keyboard's reader, echo the answer
