@@ -3,6 +3,7 @@ and wires them together. Nothing else constructs these objects."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,9 +36,14 @@ class App:
     tokenizer: Tokenizer
     root: Path
     home: Path
+    forget_estimates: Callable[[], None] = lambda: None  # once the tokenizer is loaded
 
     def close(self) -> None:
         self.store.close()
+
+    def load_tokenizer_in_background(self) -> None:
+        """Counts are estimates until it is loaded; then what was estimated is counted again."""
+        self.tokenizer.load_in_background(then=self.forget_estimates)
 
 
 def build(
@@ -51,12 +57,19 @@ def build(
     providers = ProviderManager(provider_config(settings, home), b.provider_kind, b.model)
     tools = ToolRegistry(default_tools())
     store.catalog.register_tools(tools.specs())
+    counter = cached_counter(tokenizer.count)
+    counted_until = store.messages.last_id()
+
+    def forget_estimates() -> None:
+        counter.cache_clear()  # type: ignore[attr-defined]
+        store.messages.recount(counted_until)
+
     context = ContextService(
         store=store,
         memos=memos,
         tool_specs=tools.specs,
         strategies=builtin_strategies(),
-        count=cached_counter(tokenizer.count),
+        count=counter,
         exact_tokens=lambda: tokenizer.exact,
     )
     runner = ToolRunnerImpl(
@@ -74,4 +87,5 @@ def build(
     orchestrator = Orchestrator(store, context, providers, runner, step_limit=settings.step_limit)
     registry = build_registry()
     ctx = CommandContext(store, memos, orchestrator, providers, settings, io, sink, session=settings.session, root=root)
-    return App(settings, store, providers, orchestrator, registry, ctx, Engine(registry, ctx), tokenizer, root, home)
+    engine = Engine(registry, ctx)
+    return App(settings, store, providers, orchestrator, registry, ctx, engine, tokenizer, root, home, forget_estimates)

@@ -26,6 +26,7 @@ from slop.approval import ApprovalPolicy
 from slop.boot import Boot, boot
 from slop.context.budget import prompt_budget
 from slop.errors import Cancelled
+from slop.providers.registry import preload_sdk
 from slop.records import Role, Status, ToolCall
 from slop.settings import Settings
 from slop.ui.completion import LazyCompleter
@@ -62,6 +63,10 @@ class Repl:
         self.out: IO[str] = console.file if console is not None else sys.stdout
         self._color = not (settings.no_color or os.environ.get("NO_COLOR")) and self.out.isatty()
         self.boot: Boot = boot(settings)
+        self.boot.tokenizer.defer_loading()  # loaded in a quiet moment, never on the first reply's path
+        # the SDK import (~1 s) starts now, so it overlaps drawing the prompt and typing
+        threading.Thread(target=preload_sdk, args=(self.boot.provider_kind,), name="slop-sdk", daemon=True).start()
+        self._busy = False  # an input is running (the tokenizer waits for a quiet moment)
         self.keys: TurnKeys | None = None
         self.policy = ApprovalPolicy(settings.approval, self._ask_approval, self._warn, show=self._show_change)
         self._app: App | None = None
@@ -147,6 +152,14 @@ class Repl:
         return 0
 
     def _run(self, line: str) -> Outcome:
+        self._busy = True
+        try:
+            return self._run_input(line)
+        finally:
+            self._busy = False
+            self._load_tokenizer_when_idle()
+
+    def _run_input(self, line: str) -> Outcome:
         ctx = self.app.ctx
         ctx.cancel.clear()
         keys = TurnKeys(
@@ -284,14 +297,20 @@ class Repl:
                 self._write("\n".join(lines[:REPLAY_LINES]) + tail, DIM)
 
     def _warm_up(self) -> None:
-        """Load the tokenizer and the provider SDK while the user types."""
+        """Build the provider's client while the user types (its SDK import started with
+        the process), then load the tokenizer unless an input already runs: the first
+        reply never waits for it (counts are estimates until it is loaded)."""
         if self._app is None:
             return
         try:
-            self._app.tokenizer.count("warm up")
-            self._app.providers.current()
-        except Exception:
+            self._app.providers.warm()
+        except Exception:  # reported properly by the first request
             pass
+        self._load_tokenizer_when_idle()
+
+    def _load_tokenizer_when_idle(self) -> None:
+        if self._app is not None and not self._busy:
+            self._app.load_tokenizer_in_background()
 
 
 def _k(n: int) -> str:
