@@ -99,11 +99,17 @@ def default_db_path(root: Path) -> Path:
 def prepare_db_dir(db_path: Path) -> None:
     """Create the ledger's folder; a `.slop/` folder gets a .gitignore so the user's repo stays clean."""
     folder = db_path.parent
-    folder.mkdir(parents=True, exist_ok=True)
-    if folder.name == ".slop":
-        ignore = folder / ".gitignore"
-        if not ignore.exists():
-            ignore.write_text("# slop's ledger and state; not part of the project\n*\n")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        if folder.name == ".slop":
+            ignore = folder / ".gitignore"
+            if not ignore.exists():
+                ignore.write_text("# slop's ledger and state; not part of the project\n*\n")
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot use {db_path} as the ledger: its folder {folder} cannot be created "
+            f"({exc.strerror or exc}); pass --db with a path in a writable folder"
+        ) from None
 
 
 def secrets_of(settings: Settings) -> tuple[str, ...]:

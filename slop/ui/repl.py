@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.application.current import get_app
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -42,7 +43,10 @@ if TYPE_CHECKING:
 DOUBLE_CTRL_C_SECONDS = 2.0
 BUILD_DELAY_SECONDS = 0.05  # let the first prompt render before the heavy imports start
 REPLAY_LINES = 8
-NO_PROVIDER_HINT = "no model provider configured: set OPENAI_API_KEY (or OPENAI_BASE_URL) or GEMINI_API_KEY"
+NO_PROVIDER_HINT = (
+    "no provider — set OPENAI_API_KEY (or OPENAI_BASE_URL for a local server) or GEMINI_API_KEY and restart; "
+    "slash commands work meanwhile"
+)
 DIM, CYAN, GREEN, YELLOW, RESET = "\x1b[2m", "\x1b[36m", "\x1b[1;32m", "\x1b[33m", "\x1b[0m"
 
 
@@ -239,9 +243,16 @@ class Repl:
         last = store.usage.last(session)
         fill = f"{_k(last.prompt_tokens if last else 0)}/{_k(budget)}"
         total = _k(store.usage.session_total(session))
-        text = (
-            f"slop <W:{window} M:{label} P:{skills} S:{session} T:{info.throttle:g}s> "
-            f"mode:{info.context_mode} ctx {fill} · session {total} tok"
+        text = fit_modeline(
+            [
+                f"slop <W:{window} M:{label} P:{skills} S:{session} T:{info.throttle:g}s> "
+                f"mode:{info.context_mode} ctx {fill} · session {total} tok",
+                f"slop <W:{window} M:{label} S:{session}> {info.context_mode} ctx {fill} · {total} tok",
+                f"slop <W:{window} M:{label} S:{session}> ctx {fill}",
+                f"slop <W:{window} M:{label}> ctx {fill}",
+                f"slop <W:{window}> ctx {fill}",
+            ],
+            _columns(),
         )
         parts = [("", text)]
         if time.monotonic() - self._last_ctrl_c < DOUBLE_CTRL_C_SECONDS:
@@ -275,9 +286,9 @@ class Repl:
 
     def _banner(self) -> None:
         b = self.boot
-        provider = b.provider_kind or "no provider"
+        provider = f"{b.provider_kind}:{b.model_label}" if b.provider_kind else "no provider"
         self._write(
-            f"slop {__version__} · session '{self.settings.session}' · {provider}:{b.model_label} · "
+            f"slop {__version__} · session '{self.settings.session}' · {provider} · "
             f"ledger {_short(b.db_path)} · /help for commands",
             CYAN,
         )
@@ -311,6 +322,22 @@ class Repl:
     def _load_tokenizer_when_idle(self) -> None:
         if self._app is not None and not self._busy:
             self._app.load_tokenizer_in_background()
+
+
+def fit_modeline(forms: list[str], columns: int) -> str:
+    """The most detailed form that fits: narrow terminals drop the lesser fields first and
+    keep the context fill (`ctx`), which matters most while working."""
+    for form in forms:
+        if len(form) < columns:
+            return form
+    return forms[-1]
+
+
+def _columns() -> int:
+    try:
+        return get_app().output.get_size().columns
+    except Exception:  # no running prompt (tests building the modeline directly)
+        return 1000
 
 
 def _k(n: int) -> str:
