@@ -3,6 +3,7 @@ and wires them together. Nothing else constructs these objects."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +15,7 @@ from slop.commands.base import CommandIO
 from slop.context.strategies import builtin_strategies
 from slop.context.tokens import Tokenizer, cached_counter
 from slop.engine import Engine
+from slop.errors import StoreError
 from slop.orchestrator import EventSink, Orchestrator
 from slop.providers.registry import ProviderManager
 from slop.settings import Settings, secrets_of
@@ -22,6 +24,8 @@ from slop.store import Store, open_memo_store
 from slop.toolrunner import ToolRunnerImpl
 from slop.tools.base import Approver
 from slop.tools.registry import ToolRegistry, default_tools
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -39,6 +43,7 @@ class App:
     forget_estimates: Callable[[], None] = lambda: None  # once the tokenizer is loaded
 
     def close(self) -> None:
+        self.tokenizer.wait_loaded(timeout=30)  # its recount writes to the ledger
         self.store.close()
 
     def load_tokenizer_in_background(self) -> None:
@@ -62,7 +67,10 @@ def build(
 
     def forget_estimates() -> None:
         counter.cache_clear()  # type: ignore[attr-defined]
-        store.messages.recount(counted_until)
+        try:
+            store.messages.recount(counted_until)
+        except StoreError:  # the ledger is busy or closing: those rows keep their estimates
+            log.warning("could not count the estimated rows again", exc_info=True)
 
     context = ContextService(
         store=store,

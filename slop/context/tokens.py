@@ -38,6 +38,11 @@ class Tokenizer:
     def _loading(self) -> bool:
         return not self._loaded and (self._loader is not None or self._deferred)
 
+    def wait_loaded(self, timeout: float) -> None:
+        """Let a background load (and what runs after it) finish, e.g. before the ledger closes."""
+        if self._loader is not None:
+            self._loader.join(timeout)
+
     def defer_loading(self) -> None:
         """Never load on a count: estimate until `load_in_background` is called and done."""
         self._deferred = True

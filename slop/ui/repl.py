@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.application.current import get_app
+from prompt_toolkit.application.current import get_app_or_none
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -76,6 +76,7 @@ class Repl:
         self._app: App | None = None
         self._io: TerminalIO | None = None
         self._ready = threading.Event()
+        self._warmed = threading.Event()  # the background build and warm-up are over
         self._started = False
         self._error: BaseException | None = None
         self._last_ctrl_c = 0.0
@@ -106,7 +107,10 @@ class Repl:
             self._error = exc
         finally:
             self._ready.set()
-        self._warm_up()
+        try:
+            self._warm_up()
+        finally:
+            self._warmed.set()
 
     @property
     def app(self) -> App:
@@ -126,6 +130,7 @@ class Repl:
     def close(self) -> None:
         if self._started:
             self._ready.wait(timeout=30)
+            self._warmed.wait(timeout=30)  # it may still start the tokenizer, which writes to the ledger
         if self._app is not None:
             self._app.close()
         else:
@@ -334,10 +339,10 @@ def fit_modeline(forms: list[str], columns: int) -> str:
 
 
 def _columns() -> int:
-    try:
-        return get_app().output.get_size().columns
-    except Exception:  # no running prompt (tests building the modeline directly)
+    app = get_app_or_none()
+    if app is None:  # no prompt running (the modeline built directly): no width to fit
         return 1000
+    return app.output.get_size().columns
 
 
 def _k(n: int) -> str:
