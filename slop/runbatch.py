@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from slop.app import build
 from slop.approval import ApprovalPolicy
 from slop.batch import JsonEvents
 from slop.engine import Outcome
 from slop.settings import Settings
+
+if TYPE_CHECKING:
+    from slop.ui.terminal_io import TerminalIO
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -27,7 +31,9 @@ def run_batch(settings: Settings) -> int:
     from slop.ui.terminal_io import TerminalIO
 
     io = TerminalIO.for_stream(sys.stdout, no_color=settings.no_color, interactive=False)
-    app = build(settings, io, io.renderer, ApprovalPolicy(settings.approval, None, io.warning))
+    # under --yes the file changes are still shown, as diffs (commands show on their tool line)
+    policy = ApprovalPolicy(settings.approval, None, io.warning, show=lambda call, diff: _show(io, call.name, diff))
+    app = build(settings, io, io.renderer, policy)
     try:
         outcome = app.engine.handle(settings.prompt or "")
     finally:
@@ -39,3 +45,8 @@ def exit_code(outcome: Outcome) -> int:
     if outcome.ok:
         return EXIT_OK
     return EXIT_USAGE if outcome.usage_error else EXIT_ERROR
+
+
+def _show(io: TerminalIO, tool: str, preview: str) -> None:
+    if tool != "execute_bash":
+        io.diff(preview)

@@ -80,3 +80,19 @@ def test_a_bad_db_path_is_one_line(tmp_path: Path) -> None:
         assert run.returncode == 1
         assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
         assert run.stderr.startswith("slop: cannot use") and "--db" in run.stderr
+
+
+def test_batch_mode_under_yes_shows_the_diff(fake_llm: FakeLLM, tmp_path: Path) -> None:
+    fake_llm.enqueue_tool_calls([("write_file", {"path": "made.txt", "content": "hello batch\n"})])
+    fake_llm.enqueue_text("written")
+    project = tmp_path / "project"
+    project.mkdir()
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "GEMINI", "GOOGLE"))}
+    environ.update(OPENAI_API_KEY="sk-batch-123456", OPENAI_BASE_URL=fake_llm.openai_base_url, SLOP_MAX_RETRIES="0")
+    run = subprocess.run(
+        [SLOP, "--db", str(tmp_path / "l.db"), "--yes", "--prompt", "write it"],
+        cwd=project, env=environ, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert "+hello batch" in run.stdout and "(new file)" in run.stdout
+    assert (project / "made.txt").read_text() == "hello batch\n"
