@@ -42,6 +42,7 @@ class TurnFiles:
     session_id: str
     group_id: str
     ctx: ToolContext
+    ledger: str = ""  # the ledger's own files (and -wal, -shm) change on every turn: never listed
     _scans: dict[str, dict[str, Stamp] | None] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -51,7 +52,7 @@ class TurnFiles:
             if path is not None:
                 self.checkpoints.record_before(self.session_id, self.group_id, str(path), read_bytes(path))
         elif call.name in SHELL_TOOLS:
-            scan = scan_tree(Path(self.ctx.root))
+            scan = self._scan()
             with self._lock:
                 self._scans[call.id] = scan
 
@@ -66,6 +67,18 @@ class TurnFiles:
             if before is not None:
                 self._record_shell_changes(before)
 
+    def _scan(self) -> dict[str, Stamp] | None:
+        found = scan_tree(Path(self.ctx.root))
+        if found is None or not self.ledger:
+            return found
+        ledger = os.path.realpath(self.ledger)
+        name = os.path.basename(ledger)
+
+        def is_ledger(path: str) -> bool:  # the name test first: realpath costs a system call
+            return os.path.basename(path).startswith(name) and os.path.realpath(path).startswith(ledger)
+
+        return {path: stamp for path, stamp in found.items() if not is_ledger(path)}
+
     def _path_of(self, call: ToolCall) -> Path | None:
         try:
             raw = json.loads(call.arguments).get("path")
@@ -74,7 +87,7 @@ class TurnFiles:
             return None  # the tool itself reports the bad argument
 
     def _record_shell_changes(self, before: dict[str, Stamp]) -> None:
-        after = scan_tree(Path(self.ctx.root))
+        after = self._scan()
         if after is None:
             return
         for path in sorted(set(before) | set(after)):

@@ -105,7 +105,7 @@ class ToolRunnerImpl:
             on_file_read=(lambda path: self.on_file_read(session_id, path)) if self.on_file_read else None,
         )
 
-        files = TurnFiles(self.store.checkpoints, session_id, group_id, ctx)  # for /undo
+        files = TurnFiles(self.store.checkpoints, session_id, group_id, ctx, ledger=self.store.path)  # for /undo
 
         def start(call: ToolCall) -> None:
             try:
