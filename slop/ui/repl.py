@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
 DOUBLE_CTRL_C_SECONDS = 2.0
 BUILD_DELAY_SECONDS = 0.05  # let the first prompt render before the heavy imports start
+PROMPT_DRAW_SECONDS = 1.0  # the SDK import waits at most this long for the first prompt
 REPLAY_LINES = 8
 NO_PROVIDER_HINT = (
     "no provider — set OPENAI_API_KEY (or OPENAI_BASE_URL for a local server) or GEMINI_API_KEY and restart; "
@@ -68,8 +69,10 @@ class Repl:
         self._color = not (settings.no_color or os.environ.get("NO_COLOR")) and self.out.isatty()
         self.boot: Boot = boot(settings)
         self.boot.tokenizer.defer_loading()  # loaded in a quiet moment, never on the first reply's path
-        # the SDK import (~1 s) starts now, so it overlaps drawing the prompt and typing
-        threading.Thread(target=preload_sdk, args=(self.boot.provider_kind,), name="slop-sdk", daemon=True).start()
+        # The SDK import (~1 s) gets its thread now and starts once the first prompt is drawn:
+        # measured, overlapping the drawing delays the prompt ~50 ms and the first reply no less.
+        self._prompt_drawn = threading.Event()
+        threading.Thread(target=self._preload_sdk, name="slop-sdk", daemon=True).start()
         self._busy = False  # an input is running (the tokenizer waits for a quiet moment)
         self.keys: TurnKeys | None = None
         self.policy = ApprovalPolicy(settings.approval, self._ask_approval, self._warn, show=self._show_change)
@@ -92,7 +95,12 @@ class Repl:
         thread.daemon = True
         thread.start()
 
+    def _preload_sdk(self) -> None:
+        self._prompt_drawn.wait(timeout=PROMPT_DRAW_SECONDS)
+        preload_sdk(self.boot.provider_kind)
+
     def _build(self) -> None:
+        self._prompt_drawn.set()  # the build starts once the first prompt is on screen
         try:
             from slop.app import build
             from slop.ui.console import make_console
