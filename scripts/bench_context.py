@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from slop.context.strategies import builtin_strategies
 from slop.context.tokens import estimate
+from slop.orchestrator import Orchestrator
 from slop.parser import openai_native
 from slop.records import Prompt, ToolCall, ToolSpec
 from slop.snapshot import ContextService
@@ -105,12 +106,16 @@ def measure(path: Path, queries: int, rng: random.Random) -> dict[str, float]:
     by_size = sorted(sessions, key=lambda s: len(store.messages.window(s, WINDOW)))
     typical = by_size[len(by_size) // 2]  # a session with a median-sized window
     warm = [_timed(service, typical)[0] for _ in range(queries)][10:]
+    # /context show's preview: the same assembly plus the user row stored and rolled back
+    orchestrator = Orchestrator(store, service, lambda: None, _NoTools())
+    preview = [_timed_preview(orchestrator, typical) for _ in range(queries)][10:]
     store.close()
     cold.sort()
     return {
         "median_ms": round(statistics.median(cold) * 1000, 3),
         "p99_ms": round(cold[int(len(cold) * 0.99) - 1] * 1000, 3),
         "warm_median_ms": round(statistics.median(warm) * 1000, 3),
+        "preview_median_ms": round(statistics.median(preview) * 1000, 3),
         "messages_in_window": int(statistics.median(sizes)),
     }
 
@@ -119,6 +124,17 @@ def _timed(service: ContextService, session: str) -> tuple[float, Prompt]:
     start = time.perf_counter()
     prompt = service.prompt(session, "openai", "gpt-4o")
     return time.perf_counter() - start, prompt
+
+
+def _timed_preview(orchestrator: Orchestrator, session: str) -> float:
+    start = time.perf_counter()
+    orchestrator.preview(session, "what changed in the parser since yesterday")
+    return time.perf_counter() - start
+
+
+class _NoTools:
+    def run(self, calls: object, session_id: str, group_id: str, cancel: object, sink: object) -> list[object]:
+        return []
 
 
 def main() -> int:
@@ -146,11 +162,12 @@ def main() -> int:
         print(json.dumps({"results": results}))
     else:
         print(f"{'messages':>10} {'window':>6} {'msgs/window':>11} {'cold median ms':>14} {'cold p99 ms':>11}"
-              f" {'warm median ms':>14}")
+              f" {'warm median ms':>14} {'preview median ms':>17}")
         for r in results:
-            keys = ("messages", "window", "messages_in_window", "median_ms", "p99_ms", "warm_median_ms")
+            keys = ("messages", "window", "messages_in_window", "median_ms", "p99_ms", "warm_median_ms",
+                    "preview_median_ms")
             row = tuple(r[k] for k in keys)
-            print("{:>10} {:>6} {:>11} {:>14} {:>11} {:>14}".format(*row))
+            print("{:>10} {:>6} {:>11} {:>14} {:>11} {:>14} {:>17}".format(*row))
     return 0
 
 

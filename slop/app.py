@@ -88,6 +88,7 @@ def build(
         approver=approver,
         allowed_paths=tuple(Path(p).resolve() for p in settings.allow_paths),
         shell_timeout=settings.shell_timeout,
+        output_cap=settings.tool_output_cap,
         max_workers=settings.max_parallel_tools,
         secrets=secrets_of(settings),
         on_file_read=context.source().archive.record_file_read,  # "files already read" (compact mode)

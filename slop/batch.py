@@ -84,6 +84,19 @@ class JsonEvents:
     def confirm(self, question: str) -> bool:
         return False
 
+    def data(self, value: Any) -> None:
+        self.emit("request", body=value)
+
+    def screen_height(self) -> int:
+        return 0
+
+    def screen_width(self) -> int:
+        return 0
+
+    def page(self, text: str, suffix: str = ".txt") -> str:
+        self.emit("info", text=text)
+        return ""
+
     def finish(self, ok: bool, **data: Any) -> None:
         self.emit("done", ok=ok, **data)
         if self.fmt == "json":

@@ -29,7 +29,7 @@ class Engine:
             return Outcome("empty")
         if text.startswith("/"):
             return self._command(text)
-        return self._turn(line)
+        return self._turn(line.rstrip())  # trailing blanks carry nothing; /context show TEXT drops them too
 
     def _command(self, text: str) -> Outcome:
         try:

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
 
+from slop.context.assemble import CURRENT_MARKER
 from slop.context.state import extract_state
 from slop.context.strategies import Summarizer
 from slop.context.tokens import estimate
-from slop.errors import ContextTooLong, ProviderError
+from slop.errors import CommandError, ContextTooLong, ProviderError
 from slop.providers.base import Provider, ProviderReply, ReasoningDelta, StreamEvent, TextDelta
 from slop.records import HistoryEntry, Layer, Message, NewMessage, Prompt, Role, Status, ToolCall, ToolResult
 from slop.snapshot import ContextService
@@ -60,6 +61,30 @@ class TurnResult:
     steps: int = 0
 
 
+PLACEHOLDER = "<your next message>"
+
+
+@dataclass(frozen=True, slots=True)
+class Preview:
+    """The request the next model call sends if `text` is the next user message."""
+
+    prompt: Prompt
+    provider: Provider | None
+    text: str
+    placeholder: bool  # no message given: `text` is PLACEHOLDER
+
+    def wire_body(self) -> dict[str, Any] | None:
+        return self.provider.wire_body(self.prompt) if self.provider else None
+
+
+class _Discard(Exception):
+    """Raised to roll back the preview's transaction."""
+
+
+class _SummaryDue(Exception):
+    """The preview's stand-in summarizer: the real call would first ask for a summary."""
+
+
 @dataclass
 class Orchestrator:
     store: Store
@@ -75,6 +100,48 @@ class Orchestrator:
         model = provider.model if provider else ""
         return self.context.prompt(session, strategy, model)
 
+    def preview(self, session: str, text: str = "") -> Preview:
+        """The prompt of the next call as if `text` (else a placeholder) had been sent now.
+
+        The very steps of a send run (input check, the user row stored, the strategy's
+        maintenance, assembly) inside one transaction that is then rolled back, so the
+        window count, truncation tiers, memos and ranked / relevance selection are those
+        of the real call and nothing is stored. A model-written summary cannot be
+        previewed: when one is due, a note says so and the history is shown before it."""
+        provider = self.provider()
+        strategy = provider.strategy if provider else "openai"
+        model = provider.model if provider else ""
+        message = text or PLACEHOLDER
+        rejected = self.context.validate_input(session, message)
+        if rejected:
+            raise CommandError(rejected)
+        due: list[str] = []
+
+        def summary_probe(instructions: str, transcript: str) -> str:
+            due.append(instructions)
+            raise _SummaryDue("a summary is due")
+
+        prompt: Prompt | None = None
+        try:
+            with self.store.db.transaction():
+                self._store_request(session, self.store.messages.new_group_id(), message, strategy)
+                self.context.maintain(session, strategy, model, summary_probe if provider else None)
+                prompt = self.context.prompt(session, strategy, model)
+                raise _Discard
+        except _Discard:
+            pass
+        assert prompt is not None
+        if due:
+            note = (
+                "before this call the context strategy will ask the model for a summary of older history; "
+                "this preview shows the history before that summary"
+            )
+            prompt = replace(prompt, notes=(*prompt.notes, note))
+        return Preview(prompt, provider, message, placeholder=not text)
+
+    def _store_request(self, session: str, gid: str, text: str, strategy: str) -> None:
+        self.store.messages.append(session, gid, NewMessage(Role.USER, text, parsing_strategy=strategy))
+
     def run_turn(self, session: str, text: str, sink: EventSink, cancel: threading.Event | None = None) -> TurnResult:
         cancel = cancel or threading.Event()
         provider = self.provider()
@@ -86,7 +153,7 @@ class Orchestrator:
             sink.error(rejected)
             return TurnResult(None, ok=False, error=rejected)
         gid = self.store.messages.new_group_id()
-        self.store.messages.append(session, gid, NewMessage(Role.USER, text, parsing_strategy=provider.strategy))
+        self._store_request(session, gid, text, provider.strategy)
         sink.user_echo(text, gid)
         return self._loop(session, gid, provider, sink, cancel)
 
@@ -102,6 +169,8 @@ class Orchestrator:
                 reply.group_id = gid
                 if reply.interrupted or reply.text:
                     self._store_partial(session, gid, provider, reply.text)
+                if step == 1 and reply.error:
+                    self._mark_failed(session, gid, sink)
                 return reply
             self._store_reply(session, gid, provider, reply)
             answer += reply.text
@@ -203,6 +272,12 @@ class Orchestrator:
             if state:
                 self.store.sessions.push_state(session, gid, state)
 
+    def _mark_failed(self, session: str, gid: str, sink: EventSink) -> None:
+        """The first call of a turn failed: the request stays in the ledger, marked
+        failed, so it is not sent with later requests (the model never answered it)."""
+        self.store.messages.set_group_status(session, gid, Status.FAILED)
+        sink.info("your message is kept, marked failed: it is not sent with later requests; /retry sends it again")
+
     def _store_partial(self, session: str, gid: str, provider: Provider, text: str) -> None:
         if text:
             self.store.messages.append(
@@ -226,15 +301,31 @@ class Orchestrator:
 
     def rebuild_state(self, session: str, sink: EventSink, cancel: threading.Event | None = None) -> str:
         """Ask the model for a fresh STATE from the current window; without a model,
-        fall back to the last STATE found in the window."""
+        fall back to the last STATE found in the window.
+
+        One call, not a turn: the instruction rides after the window the next request
+        would carry and is not stored, so it takes no window slot and leaves no group;
+        the STATE it returns is tied to the latest group (an /undo of it takes it back)."""
         provider = self.provider()
-        if provider is not None:
-            result = self.run_turn(session, REBUILD_REQUEST, sink, cancel)
-            if result.ok and extract_state(result.text):
-                return "STATE rebuilt by the model from the current window."
-            if result.ok:
-                return "the model's answer had no usable ### STATE block; the previous STATE is kept."
-        return self._state_from_window(session)
+        if provider is None:
+            return self._state_from_window(session)
+        base = self.context.prompt(session, provider.strategy, provider.model)
+        request = Message(0, session, Role.USER, REBUILD_REQUEST, content_tokens=estimate(REBUILD_REQUEST))
+        entry = HistoryEntry(request, CURRENT_MARKER + REBUILD_REQUEST, request.content_tokens)
+        history = tuple(  # the instruction is the current request now, not the last user message
+            replace(e, content=e.content.removeprefix(CURRENT_MARKER)) for e in base.history
+        )
+        prompt = replace(base, history=(*history, entry))
+        reply = self._call(provider, prompt, sink, cancel or threading.Event())
+        if isinstance(reply, TurnResult):
+            return "the STATE rebuild call failed; the previous STATE is kept."
+        if reply.usage:
+            self.store.usage.record(session, None, reply.usage)
+        state = extract_state(reply.text) if not reply.cancelled else None
+        if not state:
+            return "the model's answer had no usable ### STATE block; the previous STATE is kept."
+        self.store.sessions.push_state(session, self.store.messages.last_group_id(session), state)
+        return "STATE rebuilt by the model from the current window."
 
     def _state_from_window(self, session: str) -> str:
         prompt = self.context.prompt(session, "openai", "")

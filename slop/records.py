@@ -34,7 +34,8 @@ class Status:
     DROPPED = "dropped"  # soft-deleted by /context drop: in the ledger, out of every context
     COMPACTED = "compacted"  # replaced in context by a summary; still in the ledger
     ARCHIVED = "archived"  # moved to cold storage by the relevance strategy
-    HIDDEN = (DROPPED, COMPACTED, ARCHIVED)
+    FAILED = "failed"  # a request whose model call failed: kept, never sent again; /retry resends it
+    HIDDEN = (DROPPED, COMPACTED, ARCHIVED, FAILED)
 
 
 class Strategy:
@@ -211,6 +212,11 @@ class Prompt:
     budget: int = 0
     notes: tuple[str, ...] = ()
     token_estimate_exact: bool = True
+    tool_tokens: int = 0  # the tool definitions the request carries
+
+    @property
+    def history_tokens(self) -> int:
+        return sum(e.tokens for e in self.history)
 
     @property
     def system_text(self) -> str:
@@ -218,4 +224,4 @@ class Prompt:
 
     @property
     def total_tokens(self) -> int:
-        return sum(layer.tokens for layer in self.layers) + sum(e.tokens for e in self.history)
+        return sum(layer.tokens for layer in self.layers) + self.tool_tokens + self.history_tokens

@@ -28,6 +28,7 @@ class Settings:
     max_parallel_tools: int = 4
     step_limit: int = 50
     shell_timeout: float = 120.0
+    tool_output_cap: int = 1 << 20  # bytes of a command's stream stored whole (SLOP_TOOL_OUTPUT_CAP)
     approval: str = "ask"  # ask | yes | read-only
     allow_paths: tuple[str, ...] = ()
     prompt: str | None = None  # batch mode input
@@ -65,13 +66,22 @@ def env_settings(environ: dict[str, str] | None = None) -> dict[str, object]:
         ("shell_timeout", "SLOP_SHELL_TIMEOUT", float),
         ("step_limit", "SLOP_STEP_LIMIT", int),
         ("request_timeout", "SLOP_REQUEST_TIMEOUT", float),
+        ("tool_output_cap", "SLOP_TOOL_OUTPUT_CAP", int),
     ):
         if env.get(name):
             try:
                 values[key] = kind(env[name])
             except ValueError as exc:
                 raise ConfigError(f"{name} must be a number, got {env[name]!r}") from exc
+    if int(values.get("tool_output_cap", MIN_TOOL_OUTPUT_CAP)) < MIN_TOOL_OUTPUT_CAP:  # type: ignore[call-overload]
+        raise ConfigError(
+            f"SLOP_TOOL_OUTPUT_CAP must be at least {MIN_TOOL_OUTPUT_CAP} bytes (1 MiB), "
+            f"got {values['tool_output_cap']}"
+        )
     return values
+
+
+MIN_TOOL_OUTPUT_CAP = 1 << 20
 
 
 def user_home(environ: dict[str, str] | None = None) -> Path:

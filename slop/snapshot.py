@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from slop.context import layers as L
-from slop.context.assemble import AssemblyConfig, Snapshot, assemble, build_layers
+from slop.context.assemble import AssemblyConfig, Snapshot, assemble, build_layers, definitions_tokens
 from slop.context.budget import prompt_budget
 from slop.context.strategies import ContextStrategy, Maintenance, Selection, Summarizer, WindowStrategy
 from slop.context.truncate import TruncationConfig
@@ -38,6 +38,11 @@ class ContextService:
         # parse each tool-call row once (pair integrity needs the call ids of every row).
         self._parse = lru_cache(maxsize=PARSE_CACHE_SIZE)(parse)
 
+    def offered_tools(self) -> tuple[ToolSpec, ...]:
+        """The tools the model is offered: every registered one not disabled in the `tools` table."""
+        disabled = self.store.catalog.disabled_tools()
+        return tuple(spec for spec in self.tool_specs() if spec.name not in disabled)
+
     def strategy_for(self, session: SessionInfo) -> ContextStrategy:
         return self.strategies.get(session.context_mode) or WindowStrategy()
 
@@ -57,11 +62,14 @@ class ContextService:
             strategy=parsing_strategy,
             state=self.store.sessions.state(session_name),
             skills=tuple(active),
-            tools=tuple(self.tool_specs()),
+            tools=self.offered_tools(),
             budget=budget,
         )
-        # Strategies get the room the history may use: the budget minus the system layers.
-        room = max(1, budget - sum(layer.tokens for layer in build_layers(base, self._config()))) if budget > 0 else 0
+        # Strategies get the room the history may use: the budget minus the system layers
+        # and the tool definitions.
+        config = self._config()
+        fixed = sum(layer.tokens for layer in build_layers(base, config)) + definitions_tokens(base.tools, config.count)
+        room = max(1, budget - fixed) if budget > 0 else 0
         selection: Selection = self.strategy_for(session).select(self.source(), session, query, room)
         last_user = next((m.content for m in reversed(selection.messages) if m.role == Role.USER), query)
         return replace(
@@ -92,8 +100,13 @@ class ContextService:
         return check(session, text) if check else None
 
     def maintain(
-        self, session_name: str, parsing_strategy: str, model: str, summarize: Summarizer | None = None,
-        *, force: bool = False,
+        self,
+        session_name: str,
+        parsing_strategy: str,
+        model: str,
+        summarize: Summarizer | None = None,
+        *,
+        force: bool = False,
     ) -> Maintenance:
         """Let the session's strategy compact the history before a model call (or when
         /context compact forces it). Strategies without a `maintain` hook do nothing."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -60,10 +60,12 @@ class SessionToolStore:
         self.store.sessions.set_active_skills(session_id, current)
 
     def query_readonly(self, sql: str, max_rows: int, max_chars: int) -> str:
-        return run_readonly_query(self.store.path, sql, max_rows=max_rows, max_chars=max_chars)
+        return run_readonly_query(
+            self.store.path, sql, max_rows=max_rows, max_chars=max_chars, memo_path=self.memos.path
+        )
 
     def describe(self) -> str:
-        return describe_schema(self.store.path)
+        return describe_schema(self.store.path, memo_path=self.memos.path)
 
     def search_history(self, session_id: str, query: str, limit: int) -> list[HistoryMatch]:
         terms = informative_terms(query)
@@ -89,7 +91,7 @@ class ToolRunnerImpl:
     max_workers: int = 4
     secrets: tuple[str, ...] = ()
     on_file_read: Callable[[str, str], None] | None = None  # (session, path)
-    disabled: set[str] = field(default_factory=set)
+    output_cap: int = 1 << 20
 
     def run(
         self, calls: Sequence[ToolCall], session_id: str, group_id: str, cancel: threading.Event, sink: EventSink
@@ -101,13 +103,16 @@ class ToolRunnerImpl:
             cancel=cancel,
             allowed_paths=self.allowed_paths,
             shell_timeout=self.shell_timeout,
+            output_cap=self.output_cap,
             secrets=self.secrets,
             on_file_read=(lambda path: self.on_file_read(session_id, path)) if self.on_file_read else None,
         )
 
         files = TurnFiles(self.store.checkpoints, session_id, group_id, ctx, ledger=self.store.path)  # for /undo
+        started: set[int] = set()
 
         def start(call: ToolCall) -> None:
+            started.add(id(call))
             try:
                 files.before(call)
             finally:  # a failed checkpoint is logged by dispatch; the progress line still shows
@@ -115,13 +120,17 @@ class ToolRunnerImpl:
 
         def done(call: ToolCall, result: ToolResult) -> None:
             try:
-                files.after(call)
+                if id(call) in started:
+                    files.after(call)
             finally:
+                if id(call) not in started:  # decided before running (unknown, invalid, refused): still a call
+                    sink.tool_call_start(call.name, call.arguments)
                 _report_done(sink, call, result)
 
+        disabled = self.store.catalog.disabled_tools()
         return dispatch(
             calls,
-            self.registry,
+            self.registry.with_disabled(disabled) if disabled else self.registry,
             ctx,
             self.approver,
             max_workers=self.max_workers,

@@ -12,6 +12,10 @@ class Recorder:
     edits: list[Callable[[str], str | None]] = field(default_factory=list)  # scripted editor sessions
     confirms: list[bool] = field(default_factory=list)
     viewed: list[str] = field(default_factory=list)
+    paged: list[str] = field(default_factory=list)
+    data_values: list[object] = field(default_factory=list)
+    height: int = 0  # screen_height(): 0 = no screen, like batch mode
+    width: int = 0
 
     def _add(self, kind: str, text: str = "") -> None:
         self.events.append((kind, text))
@@ -75,6 +79,21 @@ class Recorder:
     def view(self, text: str, suffix: str = ".txt") -> None:
         self.viewed.append(text)
         self._add("view", text)
+
+    def data(self, value: object) -> None:
+        self.data_values.append(value)
+        self._add("data", "")
+
+    def screen_height(self) -> int:
+        return self.height
+
+    def screen_width(self) -> int:
+        return self.width
+
+    def page(self, text: str, suffix: str = ".txt") -> str:
+        self.paged.append(text)
+        self._add("page", text)
+        return "a test pager"
 
     def confirm(self, question: str) -> bool:
         self._add("confirm", question)

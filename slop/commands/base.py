@@ -40,6 +40,24 @@ class CommandIO(Protocol):
 
     def confirm(self, question: str) -> bool: ...
 
+    def data(self, value: Any) -> None:
+        """A machine-readable result (e.g. a request body): as JSON, exactly and alone on
+        stdout in text mode, in a `request` event in the JSON output formats."""
+        ...
+
+    def screen_height(self) -> int:
+        """Lines the screen shows; 0 when there is no screen (a pipe, batch mode)."""
+        ...
+
+    def screen_width(self) -> int:
+        """Columns of the screen; 0 when there is no screen."""
+        ...
+
+    def page(self, text: str, suffix: str = ".txt") -> str:
+        """Open `text` in a read-only $EDITOR copy or a pager and say which ("" when it
+        was printed inline because there is no terminal)."""
+        ...
+
 
 @dataclass
 class CommandContext:

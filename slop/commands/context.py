@@ -5,12 +5,17 @@ from __future__ import annotations
 from slop.commands import context_modes
 from slop.commands.base import Command, CommandContext, Proceed, parse_int, split_sub, usage_error
 from slop.commands.gids import ShortIds, find_gid, recent_short_ids
-from slop.commands.undo import UNDO_USAGE, files_kept_notice, undo_cmd
-from slop.context.show import format_prompt
+from slop.commands.undo import UNDO_USAGE, files_kept_notice, scratchpad_note, undo_cmd
+from slop.context.show import ShowContext, format_brief, format_prompt
+from slop.errors import ConfigError
 from slop.parser import parse
 from slop.records import Role, Status
 
-CONTEXT_USAGE = "/context show|window N|rebuild|drop GID|restore GID|" + context_modes.USAGE
+SHOW_USAGE = "/context show [--brief|--full|--raw] [NEXT MESSAGE…]"
+SHOW_FLAGS = ("--brief", "--full", "--raw")
+CONTEXT_USAGE = (
+    "/context show [--brief|--full|--raw] [TEXT…]|window N|rebuild|drop GID|restore GID|" + context_modes.USAGE
+)
 MESSAGE_USAGE = "/message list [N]|show GID|remove GID"
 
 
@@ -23,12 +28,50 @@ def context_cmd(ctx: CommandContext, args: str) -> Proceed | None:
     return None
 
 
-def _show(ctx: CommandContext, _: str) -> None:
-    prompt = ctx.orchestrator.prompt_for(ctx.session)
-    if prompt is None:
+def _show(ctx: CommandContext, rest: str) -> None:
+    """The next request as if NEXT MESSAGE (else a placeholder) were sent now."""
+    flag, text = _show_args(rest)
+    preview = ctx.orchestrator.preview(ctx.session, text)
+    if flag == "--raw":
+        body = preview.wire_body()
+        if body is None:
+            raise ConfigError(
+                "no model provider is configured, so there is no wire format to show; set OPENAI_API_KEY or "
+                "GEMINI_API_KEY (or /model openai:NAME), or use /context show without --raw"
+            )
+        ctx.io.data(body)
         return
     info = ctx.store.sessions.get(ctx.session)
-    ctx.io.view(format_prompt(prompt, mode=info.context_mode, window=info.context_size), ".txt")
+    where = ShowContext(
+        provider=f"{preview.provider.strategy}:{preview.provider.model}" if preview.provider else "none",
+        wire=preview.prompt.strategy,
+        mode=info.context_mode,
+        window=info.context_size if info.context_mode in ("window", "ranked") else None,
+        placeholder=preview.text if preview.placeholder else "",
+    )
+    full = format_prompt(preview.prompt, where)
+    if flag == "--full":
+        opened = ctx.io.page(full, ".txt")
+        if opened:
+            ctx.io.info(f"the full request ({full.count(chr(10)) + 1} lines) was opened in {opened}")
+        return
+    height = ctx.io.screen_height()
+    if flag == "--brief" or (height and full.count("\n") + 1 > height - 3):
+        width = ctx.io.screen_width() or 100
+        ctx.io.plain(format_brief(preview.prompt, where, width=width - 1, max_lines=max(0, height - 3)))
+        ctx.io.info("every layer and message as sent: /context show --full (opens $EDITOR or a pager)")
+        return
+    ctx.io.view(full, ".txt")
+
+
+def _show_args(rest: str) -> tuple[str, str]:
+    """(flag or "", NEXT MESSAGE) from `[--brief|--full|--raw] [TEXT…]`."""
+    word, _, text = rest.partition(" ")
+    if not word.startswith("--"):
+        return "", rest.strip()
+    if word not in SHOW_FLAGS:
+        raise usage_error(SHOW_USAGE, f"unknown option {word!r} for /context show")
+    return word, text.strip()
 
 
 def _window(ctx: CommandContext, rest: str) -> None:
@@ -40,7 +83,9 @@ def _window(ctx: CommandContext, rest: str) -> None:
     n = parse_int(rest, "the window size", usage)
     if n < 0:
         raise usage_error(usage, "the window size cannot be negative")
+    before = ctx.store.sessions.get(ctx.session).context_size
     ctx.store.sessions.set_context_size(ctx.session, n)
+    ctx.store.log_event(ctx.session, "window", f"window {before} -> {n} group(s) (0 = all)")
     ctx.io.success("full history in context" if n == 0 else f"rolling window: last {n} group(s)")
 
 
@@ -69,8 +114,14 @@ def _restore(ctx: CommandContext, rest: str) -> None:
         ctx.io.info(f"group {gid} was not dropped")
 
 
-_CONTEXT_SUBS = {"show": _show, "window": _window, "rebuild": _rebuild, "drop": _drop, "restore": _restore,
-                 **context_modes.SUBCOMMANDS}
+_CONTEXT_SUBS = {
+    "show": _show,
+    "window": _window,
+    "rebuild": _rebuild,
+    "drop": _drop,
+    "restore": _restore,
+    **context_modes.SUBCOMMANDS,
+}
 
 
 def message_cmd(ctx: CommandContext, args: str) -> Proceed | None:
@@ -83,7 +134,7 @@ def message_cmd(ctx: CommandContext, args: str) -> Proceed | None:
         gid = resolve_gid(ctx, rest, "/message remove GID")
         files_kept_notice(ctx, gid)
         result = ctx.store.remove_group(ctx.session, gid)
-        ctx.io.success(f"group {gid} deleted ({result.messages} messages)")
+        ctx.io.success(f"group {gid} deleted ({result.messages} messages){scratchpad_note(result.scratchpad)}")
     else:
         raise usage_error(MESSAGE_USAGE, f"unknown /message sub-command {sub!r}" if sub else "missing sub-command")
     return None
@@ -97,14 +148,13 @@ def _list(ctx: CommandContext, rest: str) -> None:
     if not groups:
         ctx.io.info(f"no messages in session '{ctx.session}' yet")
         return
-    info = ctx.store.sessions.get(ctx.session)
-    visible = set(ctx.store.messages.last_group_ids(ctx.session, info.context_size)) if info.context_size else None
+    # What the next request carries, whatever the mode (the same preview /context show prints).
+    sent = {e.message.group_id for e in ctx.orchestrator.preview(ctx.session).prompt.history}
     rows = []
     short = ShortIds.of(ctx)
     for g in groups:
         prompt = " ".join(g.prompt.split())
-        in_window = g.status == "active" and (visible is None or g.group_id in visible)
-        state = "yes" if in_window else ("no" if g.status == "active" else g.status)
+        state = "yes" if g.group_id in sent else ("no" if g.status == "active" else g.status)
         shown = prompt[:50] + ("…" if len(prompt) > 50 else "")
         rows.append([short(g.group_id), shown, str(g.tokens or "-"), str(g.messages), state])
     ctx.io.table(
@@ -132,6 +182,17 @@ def _message_show(ctx: CommandContext, rest: str) -> None:
     ctx.io.view("\n\n".join(lines), ".md")
 
 
+def retry_cmd(ctx: CommandContext, args: str) -> Proceed | None:
+    """Send the latest failed request again: its failed group goes, the text is a new turn."""
+    failed = ctx.store.messages.latest_failed_request(ctx.session)
+    if failed is None:
+        ctx.io.info("nothing to retry: no failed message in this session (/undo, then send again, redoes a turn)")
+        return None
+    gid, text = failed
+    ctx.store.remove_group(ctx.session, gid, event="retry")
+    return Proceed(text)
+
+
 def _complete_context(ctx: CommandContext, words: list[str]) -> list[str]:
     if len(words) <= 1:
         return list(_CONTEXT_SUBS)
@@ -139,6 +200,8 @@ def _complete_context(ctx: CommandContext, words: list[str]) -> list[str]:
         return recent_short_ids(ctx)
     if words[0] == "mode":
         return list(ctx.orchestrator.context.strategies)
+    if words[0] == "show" and len(words) == 2:
+        return list(SHOW_FLAGS)
     return []
 
 
@@ -169,6 +232,13 @@ COMMANDS = (
         aliases=("/messages",),
         subcommands=("list", "show", "remove"),
         complete=_complete_message,
+    ),
+    Command(
+        "/retry",
+        "Send the last message whose model call failed again",
+        "/retry",
+        "Context & History",
+        retry_cmd,
     ),
     Command(
         "/undo",

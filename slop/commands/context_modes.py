@@ -34,7 +34,9 @@ def mode_cmd(ctx: CommandContext, rest: str) -> None:
     name = rest.split()[0].lower()
     if name not in names:
         raise usage_error(usage, f"unknown context mode {name!r}")
+    before = ctx.store.sessions.get(ctx.session).context_mode
     ctx.store.sessions.update_settings(ctx.session, context_mode=name)
+    ctx.store.log_event(ctx.session, "mode", f"context mode {before} -> {name}")
     ctx.io.success(f"context mode: {name} ({MODE_HELP.get(name, '')}); /context show shows what it selects")
 
 
@@ -52,7 +54,9 @@ def budget_cmd(ctx: CommandContext, rest: str) -> None:
         raise usage_error(usage, "the budget cannot be negative")
     if 0 < n < 256:
         raise usage_error(usage, "a budget under 256 tokens cannot hold the system prompt")
+    before = ctx.store.sessions.get(ctx.session).budget
     ctx.store.sessions.update_settings(ctx.session, budget=n)
+    ctx.store.log_event(ctx.session, "budget", f"budget {before:,} -> {n:,} tokens (0 = the model's default)")
     ctx.io.success(f"context budget: {n:,} tokens" if n
                    else f"context budget: the model's default ({prompt_budget(model, 0):,} tokens)")
 

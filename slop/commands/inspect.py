@@ -12,7 +12,7 @@ from slop.errors import CommandError
 from slop.records import ToolSpec
 from slop.store.readonly import describe_schema
 
-TOOL_USAGE = "/tool list|show NAME"
+TOOL_USAGE = "/tool list|show NAME|enable NAME|disable NAME"
 THROTTLE_USAGE = "/throttle [SECONDS]   (pause between tool rounds; 0 = none)"
 THROTTLE_MAX = 3600.0
 
@@ -41,6 +41,8 @@ def tool_cmd(ctx: CommandContext, args: str) -> Proceed | None:
         _tool_list(ctx)
     elif sub == "show":
         _tool_show(ctx, rest)
+    elif sub in ("enable", "disable"):
+        _tool_enable(ctx, rest, sub == "enable")
     else:
         raise usage_error(TOOL_USAGE, f"unknown /tool sub-command {sub!r}" if sub else "missing sub-command")
     return None
@@ -63,6 +65,18 @@ def _tool_list(ctx: CommandContext) -> None:
         ["Tool", "What it does", "Approval", "Calls", "Enabled"],
         rows,
     )
+
+
+def _tool_enable(ctx: CommandContext, name: str, enabled: bool) -> None:
+    usage = f"/tool {'enable' if enabled else 'disable'} NAME"
+    if not name:
+        raise usage_error(usage, "which tool? (see /tool list)")
+    if name not in {s.name for s in _specs(ctx)} or not ctx.store.catalog.set_tool_enabled(name, enabled):
+        raise CommandError(f"no tool {name!r}; /tool list shows them")
+    if enabled:
+        ctx.io.success(f"tool {name} enabled: offered to the model again from the next request")
+    else:
+        ctx.io.success(f"tool {name} disabled: not offered to the model, and a call to it runs nothing")
 
 
 def _tool_show(ctx: CommandContext, name: str) -> None:
@@ -107,8 +121,8 @@ def throttle_cmd(ctx: CommandContext, args: str) -> Proceed | None:
 
 def _complete_tool(ctx: CommandContext, words: list[str]) -> list[str]:
     if len(words) <= 1:
-        return ["list", "show"]
-    if words[0] == "show":
+        return ["list", "show", "enable", "disable"]
+    if words[0] in ("show", "enable", "disable"):
         return [s.name for s in _specs(ctx)]
     return []
 
@@ -119,12 +133,12 @@ COMMANDS = (
     ),
     Command(
         "/tool",
-        "The model's tools: list with call counts, show one's description and schema",
+        "The model's tools: list with call counts, show one's schema, enable or disable one",
         TOOL_USAGE,
         "Agent Capabilities",
         tool_cmd,
         aliases=("/tools",),
-        subcommands=("list", "show"),
+        subcommands=("list", "show", "enable", "disable"),
         complete=_complete_tool,
     ),
     Command(

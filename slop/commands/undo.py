@@ -24,11 +24,10 @@ def undo_cmd(ctx: CommandContext, args: str) -> Proceed | None:
         return None
     changes = ctx.store.checkpoints.changes(gid)
     put_back = _decide(ctx, changes, flags) if changes else False
-    result = ctx.store.remove_group(ctx.session, gid)
-    extra = "; scratchpad restored" if result.scratchpad_restored else ""
+    result = ctx.store.remove_group(ctx.session, gid, event="undo")
     state = ctx.store.sessions.state(ctx.session)
     ctx.io.success(
-        f"undid group {result.group_id} ({result.messages} messages){extra}; "
+        f"undid group {result.group_id} ({result.messages} messages){scratchpad_note(result.scratchpad)}; "
         + ("STATE is back to the previous one" if state else "no STATE remains")
     )
     if put_back:
@@ -36,6 +35,15 @@ def undo_cmd(ctx: CommandContext, args: str) -> Proceed | None:
     elif changes:
         ctx.io.info(f"the files stay as they are ({plural(len(changes), 'file')} changed by that turn)")
     return None
+
+
+def scratchpad_note(outcome: str) -> str:
+    """What an undo / remove did to the scratchpad, in words."""
+    if outcome == "restored":
+        return "; scratchpad restored to the version before that group"
+    if outcome.startswith("kept: "):
+        return f"; scratchpad left as it is ({outcome.removeprefix('kept: ')} after that group)"
+    return ""
 
 
 def describe_changes(ctx: CommandContext, changes: list[FileChange]) -> str:

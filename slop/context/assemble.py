@@ -5,7 +5,8 @@ model gets. Pure: no I/O; the caller loads a Snapshot from the store."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from slop.context import layers as L
@@ -13,10 +14,23 @@ from slop.context.history import enforce_pairs, group_order, isolate
 from slop.context.tokens import estimate
 from slop.context.truncate import TruncationConfig, limit_for, sandwich
 from slop.parser import parse
-from slop.records import HistoryEntry, Layer, Memo, Message, ParsedMessage, Prompt, Role, SessionInfo, Skill, ToolSpec
+from slop.records import (
+    HistoryEntry,
+    Layer,
+    Memo,
+    Message,
+    ParsedMessage,
+    Prompt,
+    Role,
+    SessionInfo,
+    Skill,
+    Status,
+    ToolSpec,
+)
 
 BEGIN_MARKER = "## Begin Conversation History\n"
 CURRENT_MARKER = "## End of History\n\n### CURRENT REQUEST\n"
+INTERRUPTED_NOTE = "\n\n[interrupted by the user]"  # so the model knows the reply is cut short
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,11 +64,13 @@ class AssemblyConfig:
 def assemble(snapshot: Snapshot, config: AssemblyConfig | None = None) -> Prompt:
     config = config or AssemblyConfig()
     layers = build_layers(snapshot, config)
+    tool_tokens = definitions_tokens(snapshot.tools, config.count)
     history = enforce_pairs(isolate(list(snapshot.history), snapshot.strategy, config.parse), config.parse)
     entries = history_entries(history, config)
     notes = list(snapshot.notes)
     if snapshot.budget > 0:
-        entries, dropped = fit_budget(entries, snapshot.budget - sum(layer.tokens for layer in layers))
+        room = snapshot.budget - sum(layer.tokens for layer in layers) - tool_tokens
+        entries, dropped = fit_budget(entries, room)
         if dropped:
             notes.append(
                 f"Budget guard: left out {len(dropped)} oldest group(s) to fit {snapshot.budget} tokens: "
@@ -64,6 +80,7 @@ def assemble(snapshot: Snapshot, config: AssemblyConfig | None = None) -> Prompt
         layers=tuple(layers),
         history=tuple(add_markers(entries, config)),
         tools=snapshot.tools,
+        tool_tokens=tool_tokens,
         strategy=snapshot.strategy,
         budget=snapshot.budget,
         notes=tuple(notes),
@@ -73,8 +90,9 @@ def assemble(snapshot: Snapshot, config: AssemblyConfig | None = None) -> Prompt
 
 def build_layers(snapshot: Snapshot, config: AssemblyConfig) -> list[Layer]:
     texts = [
+        # The tools go out once, as the request's function definitions (counted apart,
+        # see definitions_tokens), not repeated as a text layer.
         ("system prompt", config.system_prompt),
-        ("tools", L.tools_layer(snapshot.tools)),
         ("skills", L.skills_layer(snapshot.skills)),
         ("history guidelines", L.GUIDELINES),
         ("strategy", snapshot.strategy_layer),
@@ -86,15 +104,32 @@ def build_layers(snapshot: Snapshot, config: AssemblyConfig) -> list[Layer]:
     return [Layer(name, text, config.count(text)) for name, text in texts if text]
 
 
+def definitions_tokens(tools: Sequence[ToolSpec], count: Callable[[str], int]) -> int:
+    """What the tool definitions cost: their names, descriptions and JSON schemas as the
+    request carries them (provider framing aside)."""
+    if not tools:
+        return 0
+    return count(json.dumps([[t.name, t.description, t.parameters] for t in tools], ensure_ascii=False))
+
+
 def history_entries(history: list[Message], config: AssemblyConfig) -> list[HistoryEntry]:
     """Apply three-tier truncation to tool results; everything else passes whole."""
     active = history[-1].group_id if history else None
-    active_results = [m.id for m in history if m.role == Role.TOOL and m.group_id == active and active]
+    paged = paged_call_ids(history, active, config)
+    active_results = [
+        m.id for m in history if m.role == Role.TOOL and m.group_id == active and active and m.tool_call_id not in paged
+    ]
     rank_from_end = {mid: len(active_results) - 1 - i for i, mid in enumerate(active_results)}
     entries = []
     for msg in history:
         own = msg.content_tokens or estimate(msg.content)
+        if msg.role == Role.ASSISTANT and msg.status == Status.INTERRUPTED:
+            entries.append(HistoryEntry(msg, msg.content + INTERRUPTED_NOTE, own + config.count(INTERRUPTED_NOTE)))
+            continue
         if msg.role != Role.TOOL:
+            entries.append(HistoryEntry(msg, msg.content, own))
+            continue
+        if msg.tool_call_id in paged:  # a query_db page of the running turn: already at most one page
             entries.append(HistoryEntry(msg, msg.content, own))
             continue
         in_active = msg.id in rank_from_end
@@ -106,6 +141,21 @@ def history_entries(history: list[Message], config: AssemblyConfig) -> list[Hist
             scaled = max(1, round(own * len(text) / max(1, len(msg.content))))
             entries.append(HistoryEntry(msg, text, scaled, truncated=True))
     return entries
+
+
+PAGED_TOOLS = ("query_db",)  # tools whose results are pages the model asked for
+
+
+def paged_call_ids(history: list[Message], active: str | None, config: AssemblyConfig) -> set[str]:
+    """Call ids of the running turn's query_db calls: their results stay whole while the
+    turn runs (truncating one would point the model at the very row it just read)."""
+    if not active:
+        return set()
+    ids: set[str] = set()
+    for msg in history:
+        if msg.group_id == active and msg.status == Status.TOOL_CALL:
+            ids |= {c.id for c in config.parse(msg).tool_calls if c.name in PAGED_TOOLS}
+    return ids
 
 
 def fit_budget(entries: list[HistoryEntry], room: int) -> tuple[list[HistoryEntry], list[str]]:
@@ -129,13 +179,32 @@ def fit_budget(entries: list[HistoryEntry], room: int) -> tuple[list[HistoryEntr
 
 
 def add_markers(entries: list[HistoryEntry], config: AssemblyConfig) -> list[HistoryEntry]:
-    """Mark where history begins and which message is the current request."""
+    """Mark where history begins and which message is the current request: the latest
+    user message of the last group, on every call of the turn (not only the first), so
+    the request's prefix stays the same while the turn runs."""
     if not entries:
         return entries
     out = list(entries)
-    first, last = out[0], out[-1]
+    first = out[0]
     if first.message.role in (Role.USER, Role.ASSISTANT) and first.message.status != "tool_call":
-        out[0] = HistoryEntry(first.message, BEGIN_MARKER + first.content, first.tokens + 8, first.truncated)
-    if len(out) > 1 and last.message.role == Role.USER:
-        out[-1] = HistoryEntry(last.message, CURRENT_MARKER + last.content, last.tokens + 12, last.truncated)
+        out[0] = _marked(first, BEGIN_MARKER, config)
+    current = current_request_index(out)
+    if current is not None and current > 0:
+        out[current] = _marked(out[current], CURRENT_MARKER, config)
     return out
+
+
+def current_request_index(entries: list[HistoryEntry]) -> int | None:
+    """Index of the latest user message of the last group, if the last group has one."""
+    last_group = entries[-1].message.group_id if entries else None
+    for i in range(len(entries) - 1, -1, -1):
+        msg = entries[i].message
+        if msg.group_id != last_group:
+            return None
+        if msg.role == Role.USER:
+            return i
+    return None
+
+
+def _marked(entry: HistoryEntry, marker: str, config: AssemblyConfig) -> HistoryEntry:
+    return HistoryEntry(entry.message, marker + entry.content, entry.tokens + config.count(marker), entry.truncated)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from slop.records import Memo, Skill, ToolSpec
+from slop.records import Memo, Skill
 
 SYSTEM_PROMPT = """You are slop, a careful software engineering agent working in the user's terminal, inside their project.
 
@@ -33,14 +33,6 @@ Goal: [short description of the current task]
 Context: [active files / classes being edited]
 Resolved: [what is finished this session]
 Technical Anchors: [ports, paths, constants, commands that matter]"""
-
-
-def tools_layer(tools: Sequence[ToolSpec]) -> str:
-    if not tools:
-        return ""
-    lines = ["## Available Tools", "You can call these tools; use them to do the work rather than describing it."]
-    lines += [f"- {t.name}: {t.description.splitlines()[0] if t.description else ''}" for t in tools]
-    return "\n".join(lines)
 
 
 def skills_layer(skills: Sequence[Skill]) -> str:

@@ -9,7 +9,7 @@ from slop.context.tokens import estimate
 from slop.context.truncate import HINT, TruncationConfig
 from slop.records import Message, Role, Status
 
-_HINT_TOKENS = estimate(HINT.format(id=1_000_000))
+_HINT_TOKENS = estimate(HINT.format(start=100_000, end=1_000_000, length=1_000_000, id=1_000_000))
 MARKER_TOKENS = 24  # "Begin Conversation History" + "CURRENT REQUEST" markers
 
 
@@ -56,8 +56,10 @@ def pair_bundles(rows: list[Message]) -> list[list[Message]]:
     with the results that follow it is one unit; every other row is its own."""
     bundles: list[list[Message]] = []
     for msg in rows:
-        if msg.role == Role.TOOL and bundles and (
-            bundles[-1][0].status == Status.TOOL_CALL or bundles[-1][0].role == Role.TOOL
+        if (
+            msg.role == Role.TOOL
+            and bundles
+            and (bundles[-1][0].status == Status.TOOL_CALL or bundles[-1][0].role == Role.TOOL)
         ):
             bundles[-1].append(msg)
         else:

@@ -90,7 +90,10 @@ def expansion_terms(messages: list[Message], terms: list[str], n: int) -> list[s
     have = set(terms)
     counts: Counter[str] = Counter()
     for msg in messages:
-        counts.update({w for w in words(msg.content) if informative(w) and w not in have and not w.isdigit()})
+        # Distinct words in text order (not a set: its order follows the per-process hash
+        # seed, and most_common keeps first-seen order among equal counts).
+        fresh = (w for w in words(msg.content) if informative(w) and w not in have and not w.isdigit())
+        counts.update(dict.fromkeys(fresh, 1))
     return [w for w, c in counts.most_common(n) if c > 1 or len(messages) == 1]
 
 

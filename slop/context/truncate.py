@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-HINT = '\n\n... [TRUNCATED. Use query_db(sql="SELECT content FROM messages WHERE id={id}") to see full output] ...\n\n'
+# Where the text was cut, and the query that pages the stored row from the first
+# character not shown (a 4,000-character page fits query_db's 4,600-character output).
+PAGE = 4000
+HINT = (
+    "\n\n... [TRUNCATED: characters {start}-{end} of {length} not shown; page: "
+    'query_db(sql="SELECT substr(content, {start}, ' + str(PAGE) + ') FROM messages WHERE id={id}"), '
+    "then {start}+" + str(PAGE) + "] ...\n\n"
+)
 HEAD_SHARE = 0.2  # most of the signal of a command's output is at its end (errors, summaries)
 
 
@@ -24,13 +31,22 @@ def sandwich(content: str, limit: int, message_id: int) -> str:
     Works on characters (Python str), so a multi-byte character is never split."""
     if len(content) <= limit:
         return content
-    hint = HINT.format(id=message_id)
-    if limit <= len(hint) + 10:
-        return content[: max(0, limit - 3)] + "..." + hint.strip("\n")
-    available = limit - len(hint)
+    n = len(content)
+    widest = HINT.format(start=n, end=n, length=n, id=message_id)  # the hint's length bounds its numbers'
+    if limit <= len(widest) + 10:
+        head = max(0, limit - 3)
+        return content[:head] + "..." + HINT.format(start=head + 1, end=n, length=n, id=message_id).strip("\n")
+    available = limit - len(widest)
     head = max(1, int(available * HEAD_SHARE))
     tail = available - head
-    return content[:head] + hint + content[len(content) - tail :]
+    hint = HINT.format(start=head + 1, end=n - tail, length=n, id=message_id)
+    for _ in range(3):  # give the tail what the real numbers leave over (their digits vary)
+        slack = limit - head - len(hint) - tail
+        if slack == 0:
+            break
+        tail += slack
+        hint = HINT.format(start=head + 1, end=n - tail, length=n, id=message_id)
+    return content[:head] + hint + content[n - tail :]
 
 
 def limit_for(position_from_end: int, in_active_group: bool, config: TruncationConfig) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from slop.records import Prompt, ToolCall, Usage
 
@@ -57,6 +57,11 @@ class Provider(Protocol):
 
         When `cancel` is set the stream is closed and the partial reply is returned
         with finish_reason "cancelled". Failures raise `slop.errors.ProviderError`."""
+        ...
+
+    def wire_body(self, prompt: Prompt) -> dict[str, Any]:
+        """The JSON body the server receives when `prompt` is sent, without streaming-only
+        fields and auth (for /context show --raw). Built by the same function `stream` uses."""
         ...
 
     def list_models(self) -> list[str]: ...

@@ -180,6 +180,11 @@ class CodeAssistProvider:
             "request": rest_request(prompt, include_thoughts=wants_thoughts(self.model, self._strip_reasoning)),
         }
 
+    def wire_body(self, prompt: Prompt) -> dict[str, Any]:
+        """The envelope as sent (the project is looked up once, as a send does); only
+        `user_prompt_id` differs between two sends: it is new for every request."""
+        return self.envelope(prompt, self.project())
+
     def stream(self, prompt: Prompt, cancel: threading.Event, on_event: EventCallback) -> ProviderReply:
         acc = GeminiAccumulator(self.model)
 

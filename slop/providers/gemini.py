@@ -8,7 +8,6 @@ which both providers share. Thought signatures are stored exactly as the API sen
 
 from __future__ import annotations
 
-import base64
 import json
 import re
 import threading
@@ -26,6 +25,7 @@ from slop.errors import (
     RateLimited,
 )
 from slop.providers.base import EventCallback, ProviderReply, ReasoningDelta, StreamEvent, TextDelta
+from slop.providers.gemini_sdk import sdk_to_rest, sdk_wire_form, to_sdk_content
 from slop.providers.pump import pump
 from slop.providers.retry import retry_after_seconds
 from slop.records import Prompt, Strategy, ToolCall, ToolSpec, Usage
@@ -393,6 +393,10 @@ class GeminiProvider:
         """What is sent, as the REST JSON (the SDK builds the same from SDK types)."""
         return rest_request(prompt, include_thoughts=wants_thoughts(self.model, self._strip_reasoning))
 
+    def wire_body(self, prompt: Prompt) -> dict[str, Any]:
+        """The JSON the SDK sends for `prompt` (the model goes in the URL, not the body)."""
+        return sdk_wire_form(self.request_body(prompt))
+
     def stream(self, prompt: Prompt, cancel: threading.Event, on_event: EventCallback) -> ProviderReply:
         body = self.request_body(prompt)
         acc = GeminiAccumulator(self.model)
@@ -475,63 +479,3 @@ class GeminiProvider:
                 exc.code, exc.details, headers, where=self.where, auth_hint="check GEMINI_API_KEY / GOOGLE_API_KEY"
             )
         return map_transport_error(exc, self.where, "check your network or GOOGLE_GEMINI_BASE_URL")
-
-
-# ---- REST dicts <-> SDK types ------------------------------------------------------------------
-_PART_KEYS = {
-    "text",
-    "thought",
-    "thoughtSignature",
-    "functionCall",
-    "functionResponse",
-    "inlineData",
-    "fileData",
-    "executableCode",
-    "codeExecutionResult",
-}
-
-
-def to_sdk_content(content: dict[str, Any]) -> Any:
-    """A REST Content dict as `types.Content`. Validated from JSON so base64 thought
-    signatures become the bytes the SDK wants; a part the SDK rejects is reduced to
-    the fields it knows, and as a last resort to text."""
-    from google.genai import types
-
-    try:
-        return types.Content.model_validate_json(json.dumps(content))
-    except ValueError:
-        pass
-    parts = []
-    for part in content.get("parts") or []:
-        parts.append(_to_sdk_part(part, types))
-    return types.Content(role=content.get("role") or "user", parts=parts)
-
-
-def _to_sdk_part(part: Any, types: Any) -> Any:
-    if isinstance(part, dict):
-        known = {k: v for k, v in part.items() if k in _PART_KEYS}
-        if isinstance(known.get("functionCall"), dict):
-            known["functionCall"] = {k: v for k, v in known["functionCall"].items() if k in ("id", "name", "args")}
-        if isinstance(known.get("functionResponse"), dict):
-            known["functionResponse"] = {
-                k: v for k, v in known["functionResponse"].items() if k in ("id", "name", "response")
-            }
-        try:
-            return types.Part.model_validate_json(json.dumps(known))
-        except ValueError:
-            pass
-    return types.Part(text=json.dumps(part, ensure_ascii=False) if not isinstance(part, str) else part)
-
-
-def sdk_to_rest(chunk: Any) -> dict[str, Any]:
-    """An SDK GenerateContentResponse as the REST dict, signatures in standard base64
-    (what the API sent; pydantic's own dump would use the URL-safe alphabet)."""
-    data: dict[str, Any] = chunk.model_dump(mode="json", by_alias=True, exclude_none=True)
-    for cand_obj, cand in zip(chunk.candidates or [], data.get("candidates") or [], strict=False):
-        content_obj = getattr(cand_obj, "content", None)
-        parts = (cand.get("content") or {}).get("parts") or []
-        for part_obj, part in zip(getattr(content_obj, "parts", None) or [], parts, strict=False):
-            signature = getattr(part_obj, "thought_signature", None)
-            if isinstance(signature, bytes):
-                part["thoughtSignature"] = base64.b64encode(signature).decode("ascii")
-    return data

@@ -76,6 +76,11 @@ class OpenAIProvider:
             body["extra_body"] = {"reasoning": {"exclude": True}}
         return body
 
+    def wire_body(self, prompt: Prompt) -> dict[str, Any]:
+        """The JSON the server receives for `prompt` (built by `request_body`, the send's own
+        function), without the streaming-only fields: what /context show --raw prints."""
+        return wire_form(self.request_body(prompt))
+
     def stream(self, prompt: Prompt, cancel: threading.Event, on_event: EventCallback) -> ProviderReply:
         body = self.request_body(prompt)
         acc = _Accumulator(self.model)
@@ -109,6 +114,17 @@ class OpenAIProvider:
 
     def _map_error(self, exc: BaseException) -> ProviderError:
         return map_openai_error(exc, self.base_url)
+
+
+STREAMING_ONLY = ("stream", "stream_options")
+
+
+def wire_form(body: dict[str, Any]) -> dict[str, Any]:
+    """`create(**body)` as the SDK puts it on the wire: `extra_body` merged into the top
+    level, streaming-only fields left out."""
+    wire = {k: v for k, v in body.items() if k not in STREAMING_ONLY and k != "extra_body"}
+    wire.update(body.get("extra_body") or {})
+    return wire
 
 
 def tool_schema(spec: ToolSpec) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from slop.records import Status
+from slop.store.archive import ContextArchive
 from slop.store.catalog import Catalog
 from slop.store.checkpoints import Checkpoints
 from slop.store.db import Database
@@ -27,6 +28,7 @@ class UndoResult:
     group_id: str
     messages: int
     scratchpad_restored: bool
+    scratchpad: str = ""  # what happened to it: see Sessions.restore_scratchpad_before
 
 
 class Store:
@@ -43,6 +45,7 @@ class Store:
         # Memos of the ledger itself (std::slop compatibility); the app normally
         # swaps in the user-level memo store from open_memo_store().
         self.memos = Memos(db)
+        self.archive = ContextArchive(db, self.messages)  # also the context log
 
     @classmethod
     def open(cls, path: str, count_tokens: Callable[[str], int] = _estimate) -> Store:
@@ -55,24 +58,39 @@ class Store:
     def close(self) -> None:
         self.db.close()
 
-    def remove_group(self, session_id: str, group_id: str) -> UndoResult:
+    def remove_group(self, session_id: str, group_id: str, *, event: str = "remove") -> UndoResult:
         """Delete a group of this session and roll back what it changed: its STATE
-        rows and its scratchpad edits. One transaction."""
+        rows and its scratchpad edits (unless changed again later). One transaction,
+        logged in the context log as `event` (remove or undo)."""
         with self.db.transaction():
-            restored = self.sessions.restore_scratchpad_before(session_id, group_id)
+            scratchpad = self.sessions.restore_scratchpad_before(session_id, group_id)
             count = self.messages.delete_group(session_id, group_id)
             self.checkpoints.forget(group_id)
-        return UndoResult(group_id, count, restored)
+            detail = f"{count} message(s) deleted" + (f"; scratchpad {scratchpad}" if scratchpad else "")
+            self.archive.log(session_id, event, detail, group_id)
+        return UndoResult(group_id, count, scratchpad == "restored", scratchpad)
 
     def undo(self, session_id: str) -> UndoResult | None:
         gid = self.messages.last_group_id(session_id)
-        return None if gid is None else self.remove_group(session_id, gid)
+        return None if gid is None else self.remove_group(session_id, gid, event="undo")
 
     def drop_group(self, session_id: str, group_id: str) -> int:
-        return self.messages.set_group_status(session_id, group_id, Status.DROPPED)
+        with self.db.transaction():
+            count = self.messages.set_group_status(session_id, group_id, Status.DROPPED)
+            if count:
+                self.archive.log(session_id, "drop", f"{count} message(s) taken out of context by you", group_id)
+            return count
 
     def restore_group(self, session_id: str, group_id: str) -> int:
-        return self.messages.set_group_status(session_id, group_id, Status.COMPLETED, only_from=Status.DROPPED)
+        with self.db.transaction():
+            count = self.messages.set_group_status(session_id, group_id, Status.COMPLETED, only_from=Status.DROPPED)
+            if count:
+                self.archive.log(session_id, "restore", f"{count} message(s) back in context", group_id)
+            return count
+
+    def log_event(self, session_id: str, event: str, detail: str, group_id: str | None = None) -> None:
+        """A manual context change (window, mode, budget) in the context log."""
+        self.archive.log(session_id, event, detail, group_id)
 
 
 def open_memo_store(path: str) -> Memos:

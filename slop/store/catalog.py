@@ -113,6 +113,12 @@ class Catalog:
         rows = self._db.query("SELECT name, call_count FROM tools WHERE call_count > 0 ORDER BY call_count DESC, name")
         return [(r[0], r[1]) for r in rows]
 
+    def set_tool_enabled(self, name: str, enabled: bool) -> bool:
+        """Enable or disable a registered tool; False when there is no such tool."""
+        with self._db.transaction():
+            cur = self._db.execute("UPDATE tools SET is_enabled=? WHERE name=?", (1 if enabled else 0, name))
+            return cur.rowcount > 0
+
     def disabled_tools(self) -> set[str]:
         return {r[0] for r in self._db.query("SELECT name FROM tools WHERE is_enabled = 0")}
 

@@ -141,6 +141,11 @@ class Memos:
     def __init__(self, db: Database) -> None:
         self._db = db
 
+    @property
+    def path(self) -> str:
+        """The database file the memos live in (query_db attaches it read-only)."""
+        return self._db.path
+
     def add(self, content: str, tags: list[str]) -> int:
         with self._db.transaction():
             cur = self._db.execute(

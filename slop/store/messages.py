@@ -175,6 +175,15 @@ class Messages:
     def count(self, session_id: str) -> int:
         return int(self._db.scalar("SELECT COUNT(*) FROM messages WHERE session_id=?", (session_id,)) or 0)
 
+    def latest_failed_request(self, session_id: str) -> tuple[str, str] | None:
+        """(group id, text) of the latest request whose model call failed, if any."""
+        row = self._db.execute(
+            "SELECT group_id, content FROM messages WHERE session_id=? AND role='user' AND status=?"
+            " ORDER BY id DESC LIMIT 1",
+            (session_id, Status.FAILED),
+        ).fetchone()
+        return (str(row[0]), str(row[1])) if row and row[0] else None
+
     def last_user_text(self, session_id: str) -> str:
         """The prompt that opened the session's latest visible group (index lookups only)."""
         gids = self.last_group_ids(session_id, 1)

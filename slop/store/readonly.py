@@ -177,13 +177,20 @@ _ACTION_NAMES = (
 )
 
 
+MEMO_SCHEMA = "user_memos"
+
+
 def _uri(db_path: str) -> str:
     return Path(db_path).resolve().as_uri() + "?mode=ro"
 
 
 @contextmanager
-def _connect(db_path: str, timeout: float) -> Iterator[sqlite3.Connection]:
-    """A read-only connection that is always closed; queries stop after `timeout` seconds."""
+def _connect(db_path: str, timeout: float, memo_path: str | None = None) -> Iterator[sqlite3.Connection]:
+    """A read-only connection that is always closed; queries stop after `timeout` seconds.
+
+    With `memo_path` (the user-level memo store), that file is attached read-only and a
+    temporary `llm_memos` view over it hides the ledger's own (std::slop's, unused)
+    table, so `SELECT * FROM llm_memos` shows the memos the model is given."""
     try:
         conn = sqlite3.connect(_uri(db_path), uri=True, isolation_level=None, check_same_thread=False)
     except sqlite3.Error as exc:
@@ -191,6 +198,12 @@ def _connect(db_path: str, timeout: float) -> Iterator[sqlite3.Connection]:
     with closing(conn):
         if hasattr(conn, "enable_load_extension"):
             conn.enable_load_extension(False)
+        if memo_path and Path(memo_path).exists() and Path(memo_path).resolve() != Path(db_path).resolve():
+            try:
+                conn.execute(f"ATTACH DATABASE ? AS {MEMO_SCHEMA}", (_uri(memo_path),))
+                conn.execute(f"CREATE TEMP VIEW llm_memos AS SELECT * FROM {MEMO_SCHEMA}.llm_memos")
+            except sqlite3.Error:
+                pass  # an unreadable memo store leaves the ledger's own table in place
         conn.execute("PRAGMA query_only = ON")
         deadline = time.monotonic() + timeout
         conn.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
@@ -211,14 +224,20 @@ def _error(exc: sqlite3.Error, denied: list[str], timeout: float) -> ToolError:
 
 
 def run_readonly_query(
-    db_path: str, sql: str, *, max_rows: int, max_chars: int, timeout: float = DEFAULT_TIMEOUT
+    db_path: str,
+    sql: str,
+    *,
+    max_rows: int,
+    max_chars: int,
+    timeout: float = DEFAULT_TIMEOUT,
+    memo_path: str | None = None,
 ) -> str:
     """Run one read-only statement and format its rows as a `|`-separated table.
 
     Raises ToolError (one line, says what to do) when the SQL is refused or fails."""
     statement = single_statement(sql)
     denied: list[str] = []
-    with _connect(db_path, timeout) as conn:
+    with _connect(db_path, timeout, memo_path) as conn:
         conn.set_authorizer(_authorizer(denied))
         try:
             cursor = conn.execute(statement)
@@ -260,18 +279,24 @@ def format_table(
     lines = [" | ".join(columns), " | ".join("---" for _ in columns)]
     used = sum(len(line) + 1 for line in lines)
     shown = 0
+    partial = 0  # characters of a first row too long to show whole
     for row in rows:
         line = " | ".join(_cell(v) for v in row)
         if used + len(line) > max_chars:
             if shown == 0:  # one huge value: show its start rather than nothing
                 lines.append(line[: max(0, max_chars - used)])
-                shown = 1
+                shown, partial = 1, len(line)
             break
         lines.append(line)
         used += len(line) + 1
         shown += 1
     total_text = f"{len(rows) + more}" if exact else f"more than {len(rows) + more}"
-    if shown < len(rows):
+    if partial:
+        lines.append(
+            f"[output cut at {max_chars} characters: the first row is {partial} characters and only its start is "
+            f"shown; read it in parts with substr(col, start, length), e.g. substr(content, 1, 4000)]"
+        )
+    elif shown < len(rows):
         lines.append(
             f"[output cut at {max_chars} characters: {shown} of {total_text} rows shown, the last one possibly "
             "partly; select fewer columns, use substr(col, start, length), or LIMIT/OFFSET]"
@@ -286,14 +311,17 @@ def format_table(
     return "\n".join(lines)
 
 
-def describe_schema(db_path: str, timeout: float = DEFAULT_TIMEOUT) -> str:
+def describe_schema(db_path: str, timeout: float = DEFAULT_TIMEOUT, memo_path: str | None = None) -> str:
     """Tables and views with their columns (and row counts for tables), read-only."""
     try:
-        with _connect(db_path, timeout) as conn:
+        with _connect(db_path, timeout, memo_path) as conn:
+            shadowed = {r[0] for r in conn.execute("SELECT name FROM sqlite_temp_master WHERE type='view'")}
             objects = conn.execute(
+                "SELECT type, name, sql FROM sqlite_temp_master WHERE type='view' UNION ALL "
                 "SELECT type, name, sql FROM sqlite_master WHERE type IN ('table', 'view') "
                 "AND name NOT LIKE 'sqlite_%' ORDER BY type, name"
             ).fetchall()
+            objects = [o for o in objects if not (o[0] == "table" and o[1] in shadowed)]
             virtual = [name for _, name, sql in objects if (sql or "").upper().startswith("CREATE VIRTUAL")]
             blocks = [
                 _describe_object(conn, kind, name, name in virtual)

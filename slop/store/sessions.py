@@ -77,9 +77,14 @@ class Sessions:
 
     # ---- STATE ---------------------------------------------------------------------
     def state(self, session_id: str) -> str:
+        """The authoritative STATE: the latest one whose group is not dropped from context
+        (a dropped group's STATE comes back with /context restore)."""
         return (
             self._db.scalar(
-                "SELECT state_blob FROM session_state WHERE session_id=? ORDER BY id DESC LIMIT 1", (session_id,)
+                "SELECT state_blob FROM session_state s WHERE session_id=? AND (group_id IS NULL OR NOT EXISTS"
+                " (SELECT 1 FROM messages m WHERE m.session_id=s.session_id AND m.group_id=s.group_id"
+                " AND m.status='dropped')) ORDER BY id DESC LIMIT 1",
+                (session_id,),
             )
             or ""
         )
@@ -97,27 +102,44 @@ class Sessions:
 
     def set_scratchpad(self, session_id: str, text: str, group_id: str | None = None) -> None:
         """Replace the scratchpad. Within a turn (`group_id`), the value before the
-        group's first change is kept so /undo of that group can restore it."""
+        group's first change is kept so /undo of that group can restore it. An edit by
+        the user (no group) is recorded as the latest change (the '' row, re-inserted
+        so its id is the newest), so an undo never overwrites it."""
         with self._db.transaction():
             self.ensure(session_id)
+            previous = self.scratchpad(session_id)
             if group_id:
                 self._db.execute(
                     "INSERT OR IGNORE INTO scratchpad_history(session_id, group_id, previous) VALUES (?, ?, ?)",
-                    (session_id, group_id, self.scratchpad(session_id)),
+                    (session_id, group_id, previous),
+                )
+            elif text != previous:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO scratchpad_history(session_id, group_id, previous) VALUES (?, ?, ?)",
+                    (session_id, USER_EDIT, previous),
                 )
             self._db.execute("UPDATE sessions SET scratchpad=? WHERE id=?", (text, session_id))
 
-    def restore_scratchpad_before(self, session_id: str, group_id: str) -> bool:
-        """Undo a group's scratchpad changes; True when there were any."""
+    def restore_scratchpad_before(self, session_id: str, group_id: str) -> str:
+        """Undo a group's scratchpad changes unless something changed it later.
+
+        Returns "" (the group never changed it), "restored", "kept: edited by you" or
+        "kept: changed by group GID" (a later change stays; the group's record goes)."""
         with self._db.transaction():
-            previous = self._db.execute(
-                "SELECT previous FROM scratchpad_history WHERE session_id=? AND group_id=?", (session_id, group_id)
+            mine = self._db.execute(
+                "SELECT id, previous FROM scratchpad_history WHERE session_id=? AND group_id=?", (session_id, group_id)
             ).fetchone()
-            if previous is None:
-                return False
-            self._db.execute("UPDATE sessions SET scratchpad=? WHERE id=?", (previous[0], session_id))
+            if mine is None:
+                return ""
+            later = self._db.scalar(
+                "SELECT group_id FROM scratchpad_history WHERE session_id=? AND id>? ORDER BY id DESC LIMIT 1",
+                (session_id, mine[0]),
+            )
             self._db.execute("DELETE FROM scratchpad_history WHERE session_id=? AND group_id=?", (session_id, group_id))
-            return True
+            if later is None:
+                self._db.execute("UPDATE sessions SET scratchpad=? WHERE id=?", (mine[1], session_id))
+                return "restored"
+            return "kept: edited by you" if later == USER_EDIT else f"kept: changed by group {later}"
 
     # ---- whole-session operations --------------------------------------------------
     def clear(self, session_id: str) -> None:
@@ -130,7 +152,7 @@ class Sessions:
         self.clear(session_id)
 
     def clone(self, source: str, target: str, first_group_id: int) -> None:
-        """Copy settings, history, STATE, scratchpad and usage into a new session.
+        """Copy settings, history, STATE and scratchpad into a new session (not the usage).
 
         Every group gets a fresh id (counting up from `first_group_id`, which the caller
         takes from Messages.new_group_id()), so /undo or /message remove in one session
@@ -192,15 +214,16 @@ class Sessions:
             for r in rows:
                 self._db.execute(
                     f"INSERT INTO {table}(session_id, group_id, {columns}) VALUES ({marks})",
-                    (target, mapping.get(r[0]), *tuple(r)[1:]),
+                    (target, mapping.get(r[0], r[0]), *tuple(r)[1:]),
                 )
 
 
+# Usage is not copied: a clone starts its own bill (the calls were made, and paid, once).
 _GROUPED_SIDE_TABLES = (
     ("session_state", "state_blob, created_at"),
-    ("usage", "model, prompt_tokens, completion_tokens, total_tokens, created_at"),
     ("scratchpad_history", "previous"),
 )
+USER_EDIT = ""  # scratchpad_history.group_id of the user's own latest edit
 
 
 _SESSION_TABLES = (

@@ -35,6 +35,7 @@ class ToolStore(Protocol):
     def search_history(self, session_id: str, query: str, limit: int) -> list[HistoryMatch]:
         """BM25 search over the session's messages, any status; ValueError when nothing to search for."""
         ...
+
     def recover_context(self, session_id: str, query: str, limit: int) -> list[RecoveredItem]:
         """Bring matching cold-storage groups back into context; ValueError on an empty query."""
         ...
@@ -62,6 +63,7 @@ class ToolContext:
     cancel: threading.Event = field(default_factory=threading.Event)
     allowed_paths: tuple[Path, ...] = ()
     shell_timeout: float = 120.0
+    output_cap: int = 1 << 20  # bytes of a command's stream kept whole; beyond, the middle is cut
     secrets: tuple[str, ...] = ()  # values redacted from every tool output
     on_file_read: Callable[[str], None] | None = None  # tracks "files already read"
     on_output: Callable[[str], None] | None = None  # output of the running call, as it arrives (live view)

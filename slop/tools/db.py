@@ -14,7 +14,10 @@ from slop.records import ToolSpec
 from slop.tools.base import ErrorCode, Tool, ToolContext, ToolFailure, ToolOutput
 
 MAX_ROWS = 200
-MAX_CHARS = 20_000
+# One page: below the 5,000-character limit of the active turn's newest results, so a
+# query_db result is paged by the model (LIMIT/OFFSET, substr) and never truncated by
+# assembly into a hint that points back at itself.
+MAX_CHARS = 4_600  # a 4,000-character substr page, its header and the row note
 
 
 def query_db(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:

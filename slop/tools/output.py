@@ -7,9 +7,17 @@ removed before anything leaves the tool layer.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 REDACTED = "[REDACTED]"
+# What a stored command output says where its middle was cut (over the store cap): the
+# exact byte range, and how many lines, so the tool line and the model know the truth.
+CUT_NOTE = (
+    "[... {lines} lines cut from the middle of this output (bytes {start}-{end} of {total}, {cut} bytes): "
+    "it passed the {cap}-byte store cap (SLOP_TOOL_OUTPUT_CAP) ...]"
+)
+_CUT_LINES = re.compile(r"^\[\.\.\. (\d+) lines cut from the middle of this output \(bytes ", re.MULTILINE)
 MIN_SECRET_LEN = 8  # shorter values would redact ordinary words
 
 
@@ -40,6 +48,18 @@ def cut_line(line: str, max_chars: int) -> str:
     if len(line) <= max_chars:
         return line
     return f"{line[:max_chars]} [... {len(line) - max_chars} more characters]"
+
+
+def line_count(text: str) -> str:
+    """`5000 lines`, or `5000 lines (1831 kept)` when a store-cap note says lines were cut."""
+    kept = len(text.splitlines())
+    notes = _CUT_LINES.findall(text)
+    if not notes:
+        return plural(kept, "line")
+    kept -= len(notes)  # the note lines themselves
+    # Each cut splits one line in two (its start ends the head, its end starts the tail).
+    total = kept + sum(int(n) for n in notes) - len(notes)
+    return f"{plural(total, 'line')} ({kept} kept)"
 
 
 def plural(count: int, word: str, many: str | None = None) -> str:

@@ -7,9 +7,10 @@ tools first) rather than left to dict or import order.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from slop.records import ToolSpec
-from slop.tools.base import Tool
+from slop.tools.base import ErrorCode, Tool, ToolContext, ToolFailure, ToolOutput
 from slop.tools.db import DESCRIBE_DB, QUERY_DB
 from slop.tools.files import READ_FILE, WRITE_FILE
 from slop.tools.history import RECOVER_CONTEXT, SEARCH_HISTORY
@@ -64,6 +65,12 @@ class ToolRegistry:
     def specs(self) -> list[ToolSpec]:
         return [tool.spec for tool in self._tools.values()]
 
+    def with_disabled(self, disabled: Iterable[str]) -> ToolRegistry:
+        """A view where each disabled tool is replaced by a refusal: a call to it (the
+        model may still try one it saw earlier) runs nothing and says how to enable it."""
+        off = set(disabled)
+        return ToolRegistry([_refusal(t.spec.name) if t.spec.name in off else t for t in self._tools.values()])
+
     def __contains__(self, name: object) -> bool:
         return name in self._tools
 
@@ -72,3 +79,13 @@ class ToolRegistry:
 
     def __len__(self) -> int:
         return len(self._tools)
+
+
+def _refusal(name: str) -> Tool:
+    def refuse(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        raise ToolFailure(
+            ErrorCode.FAILED_PRECONDITION, f"the tool '{name}' is disabled in this project (/tool enable {name})"
+        )
+
+    # Any arguments pass (nothing runs), and no approval is asked for a call that does nothing.
+    return Tool(spec=ToolSpec(name, "disabled", {"type": "object", "additionalProperties": True}), run=refuse)

@@ -17,8 +17,6 @@ from slop.tools.base import ErrorCode, Tool, ToolContext, ToolFailure, ToolOutpu
 from slop.tools.proc import ProcOutcome, Sink, run_process
 from slop.tools.sinks import HeadTailSink
 
-MAX_STREAM_CHARS = 30_000  # per stream; head and tail are kept
-
 
 def _exit_line(code: int | None) -> str:
     if code is not None and code < 0:
@@ -59,7 +57,9 @@ class TeeSink:
 def execute_bash(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     command: str = args["command"]
     stdin = args.get("input")
-    out, err = HeadTailSink(MAX_STREAM_CHARS), HeadTailSink(MAX_STREAM_CHARS)
+    # The ledger keeps the whole output up to the cap (assembly truncates what the model
+    # sees, and the hint pages the stored row); beyond it, head and tail, with a note.
+    out, err = HeadTailSink(ctx.output_cap), HeadTailSink(ctx.output_cap)
     try:
         outcome = run_process(
             ["bash", "-c", command],

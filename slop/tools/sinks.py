@@ -9,7 +9,7 @@ import re
 import threading
 from collections import Counter
 
-from slop.tools.output import cut_line
+from slop.tools.output import CUT_NOTE, cut_line
 
 
 def _utf8_len(lead: int) -> int:
@@ -49,11 +49,15 @@ class HeadTailSink:
         self._head = bytearray()
         self._tail = bytearray()
         self._total = 0
+        self._limit = limit
+        self._kept_newlines = 0  # newlines in head + the current tail window, counted lazily
+        self._newlines = 0
         self._lock = threading.Lock()
 
     def feed(self, chunk: bytes) -> None:
         with self._lock:
             self._total += len(chunk)
+            self._newlines += chunk.count(b"\n")
             room = self._head_max - len(self._head)
             if room > 0:
                 self._head += chunk[:room]
@@ -70,9 +74,13 @@ class HeadTailSink:
             cut = self._total - len(head) - len(tail)
         if cut <= 0:
             return (head + tail).decode("utf-8", "replace")
+        lines = self._newlines - head.count(b"\n") - tail.count(b"\n")
+        note = CUT_NOTE.format(
+            lines=lines, cut=cut, start=len(head) + 1, end=len(head) + cut, total=self._total, cap=self._limit
+        )
         return (
             _trim_utf8_end(head).decode("utf-8", "replace")
-            + f"\n[... {cut} bytes cut from the middle of this output ...]\n"
+            + f"\n{note}\n"
             + _trim_utf8_start(tail).decode("utf-8", "replace")
         )
 

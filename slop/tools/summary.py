@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from slop.records import Status
+from slop.tools.output import line_count
 
 DETAIL_LINES = 40  # the most detail lines ever passed on (/verbose full shows them all)
 _EXIT = re.compile(r"^exit code: (-?\d+|None)")
@@ -26,8 +27,7 @@ def summarize(name: str, content: str, status: str) -> str:
     if name in SEARCH_TOOLS:
         return _search(content)
     first = _first_line(content)
-    lines = len(content.splitlines())
-    return first if lines <= 1 else f"{lines} lines"
+    return first if len(content.splitlines()) <= 1 else line_count(content)
 
 
 def _first_line(text: str) -> str:

@@ -85,6 +85,7 @@ class Repl:
         self._last_ctrl_c = 0.0
         self._typed_ahead = ""  # typed during the last input without Enter: the next prompt's text
         self._queued: deque[str] = deque()  # lines typed with Enter during the last input
+        self._next_request: int | None = None  # tokens of the next request (modeline ctx)
 
     # ---- the application, built in the background ----------------------------------
     def start_building(self, delay: float = 0.0) -> None:
@@ -192,12 +193,21 @@ class Repl:
                 self.keys = None
         self._queued.extend(keys.queued)
         self._typed_ahead = keys.partial
+        self._measure_next_request()  # after a turn or any surgery: ctx is the next request
         return outcome
 
     def _echo_queued(self, line: str, session: PromptSession[str]) -> None:
         """A queued line runs as if typed at the prompt: shown, and in the history."""
         self._write(f"> {line}", GREEN)
         session.history.append_string(line)
+
+    def _measure_next_request(self) -> None:
+        if self._app is None:
+            return
+        try:
+            self._next_request = self._app.orchestrator.preview(self._app.ctx.session).prompt.total_tokens
+        except Exception:  # a busy ledger must not break the prompt; keep the last figure
+            pass
 
     def _prompt_session(self, **io: Any) -> PromptSession[str]:
         """`io` may give `input`/`output` (tests drive the prompt through a pipe)."""
@@ -253,8 +263,12 @@ class Repl:
         window = "all" if info.context_size == 0 else str(info.context_size)
         skills = ",".join(info.active_skills) or "default"
         budget = prompt_budget(label, info.budget)
-        last = store.usage.last(session)
-        fill = f"{_k(last.prompt_tokens if last else 0)}/{_k(budget)}"
+        if self._next_request is not None and app is not None:
+            size = self._next_request
+        else:  # still starting: the last call's size until the next request is measured
+            last = store.usage.last(session)
+            size = last.prompt_tokens if last else 0
+        fill = f"{_k(size)}/{_k(budget)}"
         total = _k(store.usage.session_total(session))
         text = fit_modeline(
             [
@@ -330,6 +344,7 @@ class Repl:
             self._app.providers.warm()
         except Exception:  # reported properly by the first request
             pass
+        self._measure_next_request()
         self._load_tokenizer_when_idle()
 
     def _load_tokenizer_when_idle(self) -> None:

@@ -5,16 +5,17 @@ Questions and hand-overs to other programs go through the keyboard's one reader
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
-from typing import IO
+from typing import IO, Any
 
 from rich.console import Console
 from rich.text import Text
 
 from slop.ui.console import make_console
 from slop.ui.diffview import coloured_preview
-from slop.ui.editor import EditorError, edit_text, has_editor
+from slop.ui.editor import EditorError, edit_text, editor_command, has_editor
 from slop.ui.keys import Question, TurnKeys, read_line_answer
 from slop.ui.render import Renderer
 
@@ -103,6 +104,32 @@ class TerminalIO:
     def _handed_over(self) -> AbstractContextManager[None]:
         keys = self.keys()
         return keys.paused() if keys is not None else nullcontext()
+
+    def data(self, value: Any) -> None:
+        # Straight to the stream: rich would wrap long lines inside JSON strings.
+        self.console.file.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+        self.console.file.flush()
+
+    def screen_height(self) -> int:
+        return self.console.size.height if self.interactive else 0
+
+    def screen_width(self) -> int:
+        return self.console.size.width if self.interactive else 0
+
+    def page(self, text: str, suffix: str = ".txt") -> str:
+        if not self.interactive:
+            self.renderer.plain(text)
+            return ""
+        if has_editor():
+            try:
+                with self._handed_over():
+                    edit_text(text, suffix, read_only=True)
+                return f"a read-only copy in {editor_command()[0]}"
+            except EditorError as exc:
+                self.error(f"{exc}; showing it in the pager instead")
+        with self._handed_over(), self.console.pager(styles=False):
+            self.console.print(text, markup=False, highlight=False)
+        return "the pager"
 
     def confirm(self, question: str) -> bool:
         if not self.interactive:

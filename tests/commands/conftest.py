@@ -58,6 +58,19 @@ class RecordingIO:
     def view(self, text: str, suffix: str = ".txt") -> None:
         self.calls.append(("view", text))
 
+    def data(self, value: Any) -> None:
+        self.calls.append(("data", value))
+
+    def screen_height(self) -> int:
+        return 0
+
+    def screen_width(self) -> int:
+        return 0
+
+    def page(self, text: str, suffix: str = ".txt") -> str:
+        self.calls.append(("page", text))
+        return "a test pager"
+
     # interaction
     def edit(self, text: str, suffix: str = ".md") -> str | None:
         self.edited.append((text, suffix))

@@ -132,6 +132,30 @@ def test_provider_401_exits_1(fake_llm: FakeLLM, tmp_path: Path, project: Path) 
     done = _slop(fake_llm, tmp_path, project, "--prompt", "hi", "--output-format", "jsonl")
     assert done.returncode == 1
     events = _events(done)
-    assert [e["type"] for e in events] == ["user", "error", "done"]
+    assert [e["type"] for e in events] == ["user", "error", "info", "done"]
+    assert "/retry" in events[2]["text"]  # the message is kept, marked failed
     assert "401" in events[1]["text"]
     assert events[-1]["ok"] is False and events[-1]["error"]
+
+
+def test_every_call_the_model_made_is_a_tool_call_event(fake_llm: FakeLLM, tmp_path: Path, project: Path) -> None:
+    """Unknown tools, invalid arguments and refused approvals too: their arguments show."""
+    fake_llm.enqueue_tool_calls(
+        [
+            ("teleport", {"where": "mars"}),
+            ("read_file", '{"path": '),
+            ("write_file", {"path": "x.txt", "content": "hi"}),
+            ("read_file", {"path": "notes.txt"}),
+        ]
+    )
+    fake_llm.enqueue_text("done")
+    done = _slop(fake_llm, tmp_path, project, "--prompt", "go", "--output-format", "jsonl", "--read-only")
+    events = _events(done)
+    calls = [e for e in events if e["type"] == "tool_call"]
+    results = [e for e in events if e["type"] == "tool_result"]
+    assert [c["name"] for c in calls] == ["teleport", "read_file", "write_file", "read_file"]
+    assert json.loads(calls[0]["arguments"]) == {"where": "mars"} and calls[1]["arguments"] == '{"path": '
+    assert json.loads(calls[2]["arguments"]) == {"path": "x.txt", "content": "hi"}
+    assert sorted(r["name"] for r in results) == sorted(c["name"] for c in calls)
+    assert [r["status"] for r in results].count("error") == 3
+    assert not (project / "x.txt").exists()

@@ -58,11 +58,15 @@ def test_layers_in_seed_order() -> None:
         )
     )
     names = [layer.name for layer in prompt.layers]
-    assert names == ["system prompt", "tools", "skills", "history guidelines", "state", "scratchpad", "memos"]
+    # the tools go out once, as function definitions: no text layer repeats them
+    assert names == ["system prompt", "skills", "history guidelines", "state", "scratchpad", "memos"]
     text = prompt.system_text
-    assert text.index("## Available Tools") < text.index("### Skill: planner") < text.index("## Global State")
-    assert "query_db" in text and "- read_file: Read a file" in text and "- [sqlite] use WAL" in text
+    assert text.index("### Skill: planner") < text.index("## Global State")
+    assert "query_db" in text and "- [sqlite] use WAL" in text and "## Available Tools" not in text
     assert all(layer.tokens > 0 for layer in prompt.layers)
+    # ... and their definitions are counted in the total
+    assert prompt.tool_tokens > 0
+    assert prompt.total_tokens == sum(layer.tokens for layer in prompt.layers) + prompt.tool_tokens
 
 
 def test_markers_on_first_and_current_request() -> None:
@@ -75,6 +79,17 @@ def test_markers_on_first_and_current_request() -> None:
     assert history[-1].content == CURRENT_MARKER + "next"
 
 
+def test_current_request_marker_stays_on_every_call_of_the_turn() -> None:
+    ledger = Ledger()
+    ledger.add(Role.USER, "hi", "1")
+    ledger.add(Role.ASSISTANT, "hello", "1")
+    ledger.tool_turn("2", ["out"])  # the second call of turn 2: its request is no longer last
+    history = build(ledger.rows).history  # type: ignore[attr-defined]
+    request = next(e for e in history if e.message.group_id == "2" and e.message.role == Role.USER)
+    assert request.content == CURRENT_MARKER + "task 2"
+    assert sum(CURRENT_MARKER in e.content for e in history) == 1
+
+
 def test_three_tiers_and_hint() -> None:
     ledger = Ledger()
     ledger.tool_turn("1", ["A" * 3000])
@@ -83,7 +98,8 @@ def test_three_tiers_and_hint() -> None:
     tool_entries = [e for e in prompt.history if e.message.role == Role.TOOL]  # type: ignore[attr-defined]
     old, active = tool_entries[0], tool_entries[1:]
     assert len(old.content) <= 300 + 40 and old.truncated
-    assert f'query_db(sql="SELECT content FROM messages WHERE id={old.message.id}")' in old.content
+    assert f'query_db(sql="SELECT substr(content, 28, 4000) FROM messages WHERE id={old.message.id}")' in old.content
+    assert "characters 28-2883 of 3000 not shown" in old.content
     assert [len(e.content) for e in active[:2]] == [1000, 1000]  # degraded: older results of the active group
     assert all(len(e.content) == 5000 for e in active[2:])  # the 5 most recent
     assert old.tokens < old.message.content_tokens
@@ -114,9 +130,17 @@ def test_user_assistant_and_arguments_never_truncated() -> None:
 def test_sandwich_keeps_head_and_tail_and_never_splits_characters() -> None:
     text = "START " + "日本語テキスト" * 500 + " END"
     cut = sandwich(text, 1000, 42)
-    assert cut.startswith("START") and cut.endswith(" END") and len(cut) == 1000
-    assert HINT.format(id=42) in cut
+    assert cut.startswith("START") and cut.endswith(" END") and len(cut) <= 1000
     cut.encode("utf-8")  # valid text: no half characters
+    # the hint names the first character not shown and pages from it; head + pages + tail = the row
+    head, rest = cut.split("\n\n... [TRUNCATED: characters ", 1)
+    start, rest = rest.split("-", 1)
+    end = int(rest.split(" ", 1)[0])
+    assert int(start) == len(head) + 1 and f"of {len(text)} not shown" in cut
+    assert f"substr(content, {start}, 4000) FROM messages WHERE id=42" in cut
+    tail = cut.rsplit("] ...\n\n", 1)[1]
+    assert text[: int(start) - 1] + text[int(start) - 1 : end] + tail == text
+    assert HINT.count("{id}") == 1
 
 
 @pytest.mark.parametrize("strategy", ["gemini", "gemini_gca"])

@@ -218,7 +218,9 @@ def test_session_clone_and_undo_are_isolated(term, fake_llm: FakeLLM) -> None:  
     t.prompt()
     by_session = t.rows("SELECT session_id, content FROM messages WHERE role='user' ORDER BY id")
     assert by_session == [
-        ("default", "first question"), ("default", "second question"), ("experiment", "first question"),
+        ("default", "first question"),
+        ("default", "second question"),
+        ("experiment", "first question"),
     ]
 
 
@@ -265,3 +267,53 @@ def test_ctrl_c_during_a_reply_keeps_the_partial_text(term, fake_llm: FakeLLM) -
     assert status == "interrupted" and 0 < len(content) < len("word " * 60)
     t.enter("/exit")
     t.child.expect(pexpect.EOF, timeout=30)
+
+
+def _ctx(t: Term) -> float:
+    """The modeline's `ctx` figure drawn with the next prompt, in tokens."""
+    t.expect(r"ctx ([0-9.]+k?)/")
+    figure = t.child.match.group(1)
+    return float(figure[:-1]) * 1000 if figure.endswith("k") else float(figure)
+
+
+def test_modeline_ctx_is_the_next_request_and_follows_surgery(term, fake_llm: FakeLLM) -> None:  # type: ignore[no-untyped-def]
+    fake_llm.enqueue_text("long answer " + "word " * 3000 + "end-of-long")
+    fake_llm.enqueue_text("short answer")
+    t = term()
+    t.prompt()
+    t.enter("first question")
+    t.expect("end-of-long")
+    t.prompt()
+    t.enter("second question")
+    t.expect("short answer")
+    with_both = _ctx(t)
+    first = t.rows("SELECT group_id FROM messages ORDER BY id LIMIT 1")[0][0]
+    t.enter(f"/context drop {first}")
+    t.expect("dropped from context")
+    dropped = _ctx(t)
+    assert dropped < with_both - 2000  # the 3,000-word answer left the next request at once
+    t.enter(f"/context restore {first}")
+    t.expect("restored to context")
+    assert _ctx(t) == with_both
+    t.enter("/context window 1")
+    t.expect("last 1 group")
+    assert _ctx(t) < with_both - 2000
+
+
+def test_context_show_full_opens_the_editor_and_says_so(term, fake_llm: FakeLLM, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    copy = tmp_path / "seen.txt"
+    editor = _editor_script(tmp_path, "viewer", f'cp "$1" "{copy}"')
+    fake_llm.enqueue_text("an answer")
+    t = term(EDITOR=editor)
+    t.prompt()
+    t.enter("hello there")
+    t.expect("an answer")
+    t.prompt()
+    t.enter("/context show --full what next")
+    t.expect(r"the full request \(\d+ lines\) was opened in a read-only copy in ")
+    shown = copy.read_text()
+    assert shown.startswith("=== Next request ===") and "### CURRENT REQUEST\nwhat next" in shown
+    t.prompt()
+    t.enter("/context show --brief")
+    t.expect("current request")
+    t.expect(r"/context show --full \(opens \$EDITOR or a pager\)")

@@ -17,6 +17,11 @@ def rows(app, session: str = "default"):  # type: ignore[no-untyped-def]
     return app.store.messages.window(session, 0)
 
 
+def all_rows(app, session: str = "default"):  # type: ignore[no-untyped-def]
+    """Every row, hidden ones (failed, dropped) included."""
+    return app.store.messages.recent(session, 1000)
+
+
 def test_chat_turn_is_streamed_and_stored(make_app: AppFactory, fake_llm: FakeLLM) -> None:
     app, rec = make_app()
     fake_llm.enqueue_text("Hello **there**.\n\n" + STATE, usage=(120, 30))
@@ -39,11 +44,11 @@ def test_request_matches_context_show(make_app: AppFactory, fake_llm: FakeLLM) -
     app.store.sessions.set_scratchpad("default", "- [ ] write tests")
     fake_llm.enqueue_tool_calls([("read_file", {"path": "hello.py"}), ("execute_bash", {"command": "seq 1 2000"})])
     fake_llm.enqueue_text("Read it.\n\n" + STATE)
-    fake_llm.enqueue_error(500)  # the last call fails, so the ledger stays as it was when it was sent
+    fake_llm.enqueue_error(500)  # the last call fails: its request is marked failed, the ledger is as before
     app.engine.handle("read hello.py and count")
     app.engine.handle("what next?")
     body = fake_llm.last_request("chat").json
-    prompt = app.orchestrator.prompt_for("default")
+    prompt = app.orchestrator.preview("default", "what next?").prompt  # what resending it would send
     shown = format_prompt(prompt)
     system = body["messages"][0]["content"]
     assert system == prompt.system_text
@@ -53,7 +58,7 @@ def test_request_matches_context_show(make_app: AppFactory, fake_llm: FakeLLM) -
         assert layer.text in shown
     tool_msgs = [m for m in body["messages"] if m["role"] == "tool"]
     seq = next(m for m in tool_msgs if "2000" in m["content"] or "TRUNCATED" in m["content"])
-    assert "TRUNCATED. Use query_db" in seq["content"] and len(seq["content"]) <= 340  # inactive group: 300 chars
+    assert "TRUNCATED: characters" in seq["content"] and len(seq["content"]) <= 300  # inactive group: 300 chars
     for message in body["messages"][1:]:
         if message.get("content"):
             assert message["content"] in shown
@@ -152,14 +157,15 @@ def test_wrong_key_is_one_line_and_keeps_the_message(make_app: AppFactory, fake_
     fake_llm.enqueue_error(401)
     assert not app.engine.handle("hello").ok
     assert rec.kinds("error") == [rec.kinds("error")[0]] and "OPENAI_API_KEY" in rec.kinds("error")[0]
-    assert [m.content for m in rows(app)] == ["hello"]
+    assert [(m.content, m.status) for m in all_rows(app)] == [("hello", Status.FAILED)]
+    assert "/retry" in rec.kinds("info")[-1]
 
 
 def test_unreachable_server(make_app: AppFactory) -> None:
     app, rec = make_app(openai_base_url="http://127.0.0.1:9/v1")
     assert not app.engine.handle("hello").ok
     assert "cannot reach http://127.0.0.1:9/v1" in rec.kinds("error")[0]
-    assert [m.content for m in rows(app)] == ["hello"]
+    assert [(m.content, m.status) for m in all_rows(app)] == [("hello", Status.FAILED)]
 
 
 def test_rate_limit_is_retried_then_reported(make_app: AppFactory, fake_llm: FakeLLM) -> None:
@@ -178,8 +184,8 @@ def test_cut_off_stream_keeps_partial_reply(make_app: AppFactory, fake_llm: Fake
     fake_llm.enqueue_cutoff("The answer is")
     assert not app.engine.handle("question").ok
     assert "cut off" in rec.kinds("error")[0]
-    partial = rows(app)[-1]
-    assert partial.status == Status.INTERRUPTED and partial.content.startswith("The answer")
+    partial = all_rows(app)[-1]  # kept, but with its request out of every later request
+    assert partial.status == Status.FAILED and partial.content.startswith("The answer")
 
 
 def test_malformed_stream_is_one_line(make_app: AppFactory, fake_llm: FakeLLM) -> None:
@@ -187,7 +193,7 @@ def test_malformed_stream_is_one_line(make_app: AppFactory, fake_llm: FakeLLM) -
     fake_llm.enqueue_malformed()
     assert not app.engine.handle("question").ok
     assert len(rec.kinds("error")) == 1
-    assert rows(app)[0].content == "question"
+    assert [(m.content, m.status) for m in all_rows(app)] == [("question", Status.FAILED)]
 
 
 def test_cancel_mid_stream_keeps_partial_as_interrupted(make_app: AppFactory, fake_llm: FakeLLM) -> None:
@@ -201,6 +207,11 @@ def test_cancel_mid_stream_keeps_partial_as_interrupted(make_app: AppFactory, fa
     assert outcome.turn is not None and outcome.turn.interrupted
     last = rows(app)[-1]
     assert last.status == Status.INTERRUPTED and 0 < len(last.content) < len("word " * 40)
+    fake_llm.enqueue_text("ok")
+    app.engine.handle("go on")
+    sent = fake_llm.last_request("chat").json["messages"]
+    assistant = next(m for m in sent if m["role"] == "assistant")
+    assert assistant["content"] == last.content + "\n\n[interrupted by the user]"  # the model knows it was cut
 
 
 def test_malformed_tool_arguments_become_an_error_result(make_app: AppFactory, fake_llm: FakeLLM) -> None:
@@ -220,10 +231,18 @@ def test_rebuild_asks_the_model_for_a_fresh_state(make_app: AppFactory, fake_llm
     app.engine.handle("first")
     fresh = STATE.replace("greet", "rebuilt")
     fake_llm.enqueue_text(fresh)
+    app.engine.handle("/context window 1")
     app.engine.handle("/context rebuild")
     assert app.store.sessions.state("default") == fresh
     assert "rebuilt by the model" in rec.kinds("info")[-1]
-    assert "Rebuild the ### STATE" in fake_llm.last_request("chat").json["messages"][-1]["content"]
+    sent = fake_llm.last_request("chat").json["messages"]
+    assert "Rebuild the ### STATE" in sent[-1]["content"]
+    # the instruction took no window slot: with a window of 1 the group "first" is still sent ...
+    assert any(m["role"] == "user" and m["content"].endswith("first") for m in sent)
+    assert sum("### CURRENT REQUEST" in (m["content"] or "") for m in sent) == 1
+    # ... and it left no group behind: the next request holds "first", not the instruction
+    assert [m.content for m in rows(app) if m.role == Role.USER] == ["first"]
+    assert app.store.messages.last_group_ids("default", 0) == [app.store.messages.last_group_id("default")]
 
 
 def test_rebuild_without_a_model_uses_the_last_state_in_the_window(make_app: AppFactory, fake_llm: FakeLLM) -> None:
@@ -262,3 +281,37 @@ def test_parallel_tool_calls_are_stored_in_call_order(make_app: AppFactory, fake
     call_row = next(m for m in rows(app) if m.status == Status.TOOL_CALL)
     assert call_row.call_ids == "\n".join(t.tool_call_id or "" for t in tools)  # kept for pair checks
     assert time.monotonic() - started < 2.0
+
+
+def test_failed_requests_are_not_sent_later_and_retry_resends(make_app: AppFactory, fake_llm: FakeLLM) -> None:
+    app, rec = make_app()
+    fake_llm.enqueue_error(401)
+    fake_llm.enqueue_error(500)
+    fake_llm.enqueue_malformed()
+    for text in ("first try", "second try", "third try"):
+        assert not app.engine.handle(text).ok
+    fake_llm.enqueue_text("fine now")
+    assert app.engine.handle("a new question").ok
+    users = [m for m in fake_llm.last_request("chat").json["messages"] if m["role"] == "user"]
+    assert len(users) == 1 and users[0]["content"].endswith("a new question")  # no failed prompt rides along
+    fake_llm.enqueue_text("answered at last")
+    assert app.engine.handle("/retry").ok
+    users = [m["content"] for m in fake_llm.last_request("chat").json["messages"] if m["role"] == "user"]
+    assert users[-1].endswith("### CURRENT REQUEST\nthird try") and len(users) == 2
+    texts = [(m.content, m.status) for m in all_rows(app) if m.role == Role.USER]
+    assert texts == [
+        ("first try", Status.FAILED),
+        ("second try", Status.FAILED),
+        ("a new question", Status.COMPLETED),
+        ("third try", Status.COMPLETED),
+    ]
+    assert "nothing to retry" not in rec.text
+
+
+def test_retry_with_nothing_failed_says_so(make_app: AppFactory, fake_llm: FakeLLM) -> None:
+    app, rec = make_app()
+    fake_llm.enqueue_text("ok")
+    app.engine.handle("hello")
+    assert app.engine.handle("/retry").ok
+    assert "nothing to retry" in rec.kinds("info")[-1]
+    assert len(fake_llm.requests) == 1

@@ -184,3 +184,12 @@ def test_wal_database_with_open_writer(tmp_path: Path) -> None:
         writer.execute("INSERT INTO messages(content) VALUES ('writer still works')")
     finally:
         writer.close()
+
+
+def test_a_value_too_long_for_one_page_says_so() -> None:
+    from slop.store.readonly import format_table
+
+    text = format_table(["content"], [("z" * 9000,)], 0, True, max_rows=200, max_chars=4600)
+    assert len(text) < 4900
+    assert "the first row is 9000 characters and only its start is shown" in text
+    assert "substr(content, 1, 4000)" in text

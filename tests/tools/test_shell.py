@@ -33,10 +33,18 @@ def test_input_and_empty_stdin(ctx: ToolContext) -> None:
 
 
 def test_big_output_is_capped_head_and_tail(ctx: ToolContext) -> None:
+    """Up to the store cap (1 MiB by default) output is kept whole; beyond, the note says
+    exactly which bytes and how many lines were cut."""
     result = run_tool(ctx, "execute_bash", command="echo START; head -c 5000000 /dev/zero | tr '\\0' x; echo; echo END")
-    assert len(result.content) < 40_000
+    assert 1 << 20 <= len(result.content) < (1 << 20) + 1000
     assert "START" in result.content and "END" in result.content
-    assert "bytes cut from the middle" in result.content
+    assert "lines cut from the middle of this output (bytes 524289-" in result.content
+    assert "of 5000011, 3951435 bytes): it passed the 1048576-byte store cap" in result.content
+
+
+def test_output_under_the_cap_is_stored_whole(ctx: ToolContext) -> None:
+    result = run_tool(ctx, "execute_bash", command="seq 1 5000")
+    assert result.content == "exit code: 0\n### STDOUT\n" + "\n".join(str(i) for i in range(1, 5001))
 
 
 def test_killed_by_signal(ctx: ToolContext) -> None:
@@ -119,3 +127,12 @@ def test_background_process_does_not_hang(ctx: ToolContext) -> None:
     assert "started" in result.content and "background" in result.content
     for pid in _live_pids_with(marker):
         os.kill(pid, 9)
+
+
+def test_the_line_count_of_a_capped_output_says_how_many_were_kept(ctx: ToolContext) -> None:
+    from slop.tools.output import line_count
+
+    result = run_tool(ctx, "execute_bash", command="seq 1 500000")  # 3.4 MB: over the 1 MiB cap
+    kept = len(result.content.splitlines()) - 1  # without the cut note
+    assert line_count(result.content) == f"500002 lines ({kept} kept)"  # exit line + header + 500,000
+    assert 100_000 < kept < 200_000

@@ -82,6 +82,9 @@ def test_ctrl_d_exits(repl: Repl) -> None:
 def test_modeline_shows_window_model_skills_session_and_fill(repl: Repl) -> None:
     repl.app.store.sessions.set_context_size("default", 0)
     repl.app.store.sessions.set_active_skills("default", ["planner"])
+    repl._measure_next_request()  # what the REPL does after every input (and once at start-up)
     text = "".join(fragment[1] for fragment in repl._modeline())
     assert text.startswith("slop <W:all M:none P:planner S:default T:0s>")
-    assert "ctx 0/" in text and "session 0 tok" in text
+    # ctx is the size of the next request: even a fresh session sends the system prompt and the tools
+    size = repl.app.orchestrator.preview("default").prompt.total_tokens
+    assert size > 1000 and f"ctx {size / 1000:.1f}k/" in text and "session 0 tok" in text

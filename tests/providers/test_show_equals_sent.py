@@ -1,0 +1,219 @@
+"""The /context show contract: `/context show --raw TEXT`, then sending TEXT with nothing in
+between, and the body the server receives equals the preview except the streaming-only
+fields. Driven through the real SDKs against the fake server, over every context mode,
+both wire formats and the scenarios a user goes through (tool turns, drop / restore,
+/undo, /message remove, a window change, a new memo)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from slop.app import App
+from tests.fakellm import FakeLLM
+from tests.providers.conftest import AppFactory
+from tests.recording import Recorder
+
+MODES = ("window", "messages", "ranked", "compact", "relevance")
+WIRES = ("openai", "gemini")
+STREAMING_ONLY = ("stream", "stream_options")
+STATE = "### STATE\nGoal: {goal}\nContext: hello.py\nResolved: -\nTechnical Anchors: port 8443"
+
+
+class Session:
+    """One app on one ledger; every `check` is one preview compared with one real send."""
+
+    def __init__(self, app: App, rec: Recorder, fake: FakeLLM) -> None:
+        self.app, self.rec, self.fake = app, rec, fake
+        self.checks: list[str] = []
+
+    def run(self, line: str) -> None:
+        outcome = self.app.engine.handle(line)
+        assert outcome.ok, f"{line!r} failed: {outcome.error} {self.rec.kinds('error')}"
+
+    def turn(self, text: str, *, tools: list[tuple[str, dict[str, Any]]] | None = None, goal: str = "x") -> None:
+        if tools:
+            self.fake.enqueue_tool_calls(tools)
+        self.fake.enqueue_text(f"Done: {text}.\n\n" + STATE.format(goal=goal))
+        self.run(text)
+
+    def check(self, scenario: str, text: str) -> None:
+        """Preview TEXT, send TEXT, compare the first request of that turn with the preview."""
+        before = len(self.rec.data_values)
+        self.run(f"/context show --raw {text}")
+        assert len(self.rec.data_values) == before + 1, "--raw printed no body"
+        preview = self.rec.data_values[-1]
+        seen = len(self.fake.requests)
+        self.turn(text, goal=scenario)
+        sent = self.fake.requests[seen].json
+        assert {k: v for k, v in sent.items() if k not in STREAMING_ONLY} == preview, scenario
+        self.checks.append(scenario)
+
+    def gids(self) -> list[str]:
+        return self.app.store.messages.last_group_ids("default", 0)  # newest first
+
+
+SCENARIOS: list[tuple[str, Callable[[Session], None]]] = []
+
+
+def scenario(name: str) -> Callable[[Callable[[Session], None]], Callable[[Session], None]]:
+    def add(step: Callable[[Session], None]) -> Callable[[Session], None]:
+        SCENARIOS.append((name, step))
+        return step
+
+    return add
+
+
+@scenario("fresh session")
+def _fresh(s: Session) -> None:
+    s.check("fresh session", "where is the websocket server configured")
+
+
+@scenario("after tool turns")
+def _tools(s: Session) -> None:
+    s.turn("read hello.py please", tools=[("read_file", {"path": "hello.py"})], goal="read")
+    s.turn("count to 3000", tools=[("execute_bash", {"command": "seq 1 3000"})], goal="count")
+    s.check("after tool turns", "what did the count print at the end")
+
+
+@scenario("after drop and restore")
+def _drop(s: Session) -> None:
+    target = s.gids()[1]
+    s.run(f"/context drop {target}")
+    s.check("after drop", "the websocket port again")
+    s.run(f"/context restore {target}")
+    s.check("after restore", "and the websocket server file")
+
+
+@scenario("after /undo")
+def _undo(s: Session) -> None:
+    s.turn("a turn to undo about sockets", goal="undone")
+    s.run("/undo")
+    s.check("after /undo", "which port does the server use")
+
+
+@scenario("after /message remove")
+def _remove(s: Session) -> None:
+    s.run(f"/message remove {s.gids()[2]}")
+    s.check("after /message remove", "list the files you read")
+
+
+@scenario("after a window change")
+def _window(s: Session) -> None:
+    s.run("/context window 2")
+    s.check("after window 2", "summarise hello.py once more")
+    s.run("/context window 0")
+    s.check("after window 0", "and the whole history please")
+
+
+@scenario("after a memo change")
+def _memo(s: Session) -> None:
+    s.app.ctx.memos.add("the websocket server listens on 8443", ["websocket", "port"])
+    s.check("after a memo change", "what websocket port do we use")
+
+
+@pytest.mark.parametrize("wire", WIRES)
+@pytest.mark.parametrize("mode", MODES)
+def test_raw_preview_equals_the_sent_body(make_app: AppFactory, fake_llm: FakeLLM, wire: str, mode: str) -> None:
+    app, rec = make_app(wire)
+    s = Session(app, rec, fake_llm)
+    s.run(f"/context mode {mode}")
+    s.turn("the websocket server is in server.py on port 8443", goal="websocket")
+    s.turn("remember the invoice rounding rule", goal="invoice")
+    for _name, step in SCENARIOS:
+        step(s)
+    assert len(s.checks) == 9  # every scenario compared, 100 % equal
+    assert fake_llm.unscripted == 0
+
+
+def test_placeholder_preview_says_what_depends_on_the_message(make_app: AppFactory, fake_llm: FakeLLM) -> None:
+    app, rec = make_app()
+    app.engine.handle("/context mode ranked")
+    app.engine.handle("/context show")
+    shown = rec.viewed[-1]
+    assert "next message: <your next message> stands in for it" in shown
+    assert "ranked selection of older groups" in shown
+    assert "### CURRENT REQUEST" not in shown  # the placeholder is the only message: it opens the history
+    assert "## Begin Conversation History\n<your next message>" in shown
+    assert app.store.messages.window("default", 0) == []  # nothing was stored
+
+
+@pytest.mark.parametrize("wire", WIRES)
+@pytest.mark.parametrize("mode", ("window", "messages", "ranked"))
+def test_raw_preview_equals_the_sent_body_under_a_tight_budget(
+    make_app: AppFactory, fake_llm: FakeLLM, wire: str, mode: str
+) -> None:
+    """The budget guard and ranked's budget fill decide with the next message counted."""
+    app, rec = make_app(wire)
+    s = Session(app, rec, fake_llm)
+    s.run(f"/context mode {mode}")
+    s.run("/context window 0")
+    s.run("/context set max_input_chars 0")
+    s.run("/context set messages 40")
+    for i in range(6):
+        s.turn(f"topic {i}: the websocket server detail number {i} " + "filler words " * 150, goal=f"t{i}")
+    s.run("/context budget 4000")
+    text = "which websocket detail came first " + "padding " * 40
+    prompt = app.orchestrator.preview("default", text).prompt
+    assert prompt.total_tokens <= 4000
+    assert len({e.message.group_id for e in prompt.history}) < 7  # the budget really cut something
+    s.check("tight budget", text)
+
+
+def test_a_due_summary_is_announced_not_previewed(make_app: AppFactory, fake_llm: FakeLLM) -> None:
+    app, rec = make_app()
+    s = Session(app, rec, fake_llm)
+    s.run("/context mode compact")
+    for i in range(8):
+        s.turn(f"step {i} " + "long detail " * 120, goal=f"s{i}")
+    s.run("/context budget 4000")
+    seen = len(fake_llm.requests)
+    s.run("/context show")
+    assert len(fake_llm.requests) == seen  # a preview never calls the model
+    assert "will ask the model for a summary" in rec.viewed[-1]
+    assert "compact" not in [e[0] for e in app.store.db.query("SELECT event FROM context_log")]  # nothing changed
+
+
+def test_code_assist_preview_equals_the_sent_envelope_but_its_prompt_id(
+    make_app: AppFactory, gca_env: FakeLLM, token_file: Any
+) -> None:
+    """The third wire format: the Code Assist envelope, where only `user_prompt_id` (new
+    for every request) differs."""
+    assert token_file.exists()  # in the home make_app uses
+    app, rec = make_app("gemini", force="gemini_gca", model="gemini-2.5-pro")
+    s = Session(app, rec, gca_env)
+    s.turn("read hello.py please", tools=[("read_file", {"path": "hello.py"})], goal="read")
+    s.run("/context show --raw what does it print")
+    preview = rec.data_values[-1]
+    seen = len(gca_env.requests)
+    s.turn("what does it print", goal="print")
+    sent = next(r.json for r in gca_env.requests[seen:] if "GenerateContent" in r.path)
+    assert preview["user_prompt_id"] != sent["user_prompt_id"]
+    assert {**preview, "user_prompt_id": ""} == {**sent, "user_prompt_id": ""}
+    assert preview["project"] == "fake-project" and preview["request"]["contents"][-1]["parts"][0]["text"].endswith(
+        "### CURRENT REQUEST\nwhat does it print"
+    )
+
+
+def test_extra_body_fields_are_previewed_where_the_sdk_puts_them(make_app: AppFactory, fake_llm: FakeLLM) -> None:
+    """--strip-reasoning goes through the SDK's extra_body: on the wire it is a top-level field."""
+    app, rec = make_app(strip_reasoning=True)
+    s = Session(app, rec, fake_llm)
+    s.check("strip reasoning", "hello")
+    assert rec.data_values[-1]["reasoning"] == {"exclude": True} and "extra_body" not in rec.data_values[-1]
+
+
+@pytest.mark.parametrize("wire", WIRES)
+def test_every_call_of_a_turn_extends_the_same_prefix(make_app: AppFactory, fake_llm: FakeLLM, wire: str) -> None:
+    """The CURRENT REQUEST marker stays where it was: call 2 of a turn starts with call 1's body."""
+    app, rec = make_app(wire)
+    s = Session(app, rec, fake_llm)
+    s.turn("an earlier question", goal="earlier")
+    seen = len(fake_llm.requests)
+    s.turn("read hello.py", tools=[("read_file", {"path": "hello.py"})], goal="read")
+    first, second = (r.json for r in fake_llm.requests[seen:])
+    key = "messages" if wire == "openai" else "contents"
+    assert second[key][: len(first[key])] == first[key]
+    assert len(second[key]) > len(first[key])
