@@ -40,7 +40,7 @@ def _first_line(text: str) -> str:
 def _command(content: str) -> str:
     lines = content.splitlines()
     match = _EXIT.match(lines[0]) if lines else None
-    head = f"exit {match.group(1)}" if match else _first_line(content)
+    head = f"exit {match.group(1)} · {line_count(content)}" if match else _first_line(content)
     output = [line for line in lines[1 if match else 0 :] if not _SECTION.match(line) and line != "(no output)"]
     while output and not output[-1].strip():
         output.pop()

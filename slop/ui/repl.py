@@ -74,6 +74,7 @@ class Repl:
         self._prompt_drawn = threading.Event()
         threading.Thread(target=self._preload_sdk, name="slop-sdk", daemon=True).start()
         self._busy = False  # an input is running (the tokenizer waits for a quiet moment)
+        self._inputs = 0  # inputs run so far: only the first may use estimated token counts
         self.keys: TurnKeys | None = None
         self.policy = ApprovalPolicy(settings.approval, self._ask_approval, self._warn, show=self._show_change)
         self._app: App | None = None
@@ -170,6 +171,11 @@ class Repl:
         return 0
 
     def _run(self, line: str) -> Outcome:
+        if self._inputs and self._app is not None:
+            # from the second input on, counts are exact: a load begun after the first one
+            # (or during it) has had the user's typing time; usually nothing is left to wait for
+            self._app.tokenizer.wait_loaded(timeout=30)
+        self._inputs += 1
         self._busy = True
         try:
             return self._run_input(line)
