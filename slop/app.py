@@ -62,8 +62,9 @@ def build(
     providers = ProviderManager(provider_config(settings, home), b.provider_kind, b.model)
     tools = ToolRegistry(default_tools())
     store.catalog.register_tools(tools.specs())
+    counted_until = store.messages.last_id()  # rows after it may carry estimates: counted again later
+    store.recover_session(settings.session)  # tool calls a killed slop left unanswered
     counter = cached_counter(tokenizer.count)
-    counted_until = store.messages.last_id()
 
     def forget_estimates() -> None:
         counter.cache_clear()  # type: ignore[attr-defined]

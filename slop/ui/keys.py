@@ -94,7 +94,10 @@ class TurnKeys:
         if self._thread is not None:
             self._thread.join(timeout=1)
         if self._fd is not None and self._saved is not None:
-            termios.tcsetattr(self._fd, termios.TCSADRAIN, self._saved)
+            try:
+                termios.tcsetattr(self._fd, termios.TCSADRAIN, self._saved)
+            except termios.error:
+                pass  # the terminal hung up (SIGHUP): nothing left to restore
         if self._old_sigint is not None:
             signal.signal(signal.SIGINT, self._old_sigint)  # type: ignore[arg-type]
 
@@ -139,8 +142,11 @@ class TurnKeys:
                     data = b""
                     ready = False
                 else:
-                    ready = bool(select.select([self._fd], [], [], POLL_SECONDS)[0])
-                    data = os.read(self._fd, 1024) if ready else b""
+                    try:
+                        ready = bool(select.select([self._fd], [], [], POLL_SECONDS)[0])
+                        data = os.read(self._fd, 1024) if ready else b""
+                    except OSError:  # the terminal hung up: nobody is typing any more
+                        return
             if self._paused:
                 self._stop.wait(POLL_SECONDS)
                 continue

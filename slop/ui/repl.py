@@ -26,12 +26,13 @@ from slop import __version__
 from slop.approval import ApprovalPolicy
 from slop.boot import Boot, boot
 from slop.context.budget import prompt_budget
-from slop.errors import Cancelled
+from slop.errors import Cancelled, Terminated
 from slop.providers.registry import preload_sdk
 from slop.records import Role, Status, ToolCall
 from slop.settings import Settings
 from slop.ui.completion import LazyCompleter
 from slop.ui.keys import Question, TurnKeys
+from slop.ui.signals import ExitSignals
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -54,7 +55,8 @@ DIM, CYAN, GREEN, YELLOW, RESET = "\x1b[2m", "\x1b[36m", "\x1b[1;32m", "\x1b[33m
 def run_repl(settings: Settings) -> int:
     repl = Repl(settings)
     try:
-        return repl.loop()
+        with repl.signals:
+            return repl.loop()
     finally:
         repl.close()
 
@@ -86,6 +88,7 @@ class Repl:
         self._last_ctrl_c = 0.0
         self._typed_ahead = ""  # typed during the last input without Enter: the next prompt's text
         self._queued: deque[str] = deque()  # lines typed with Enter during the last input
+        self.signals = ExitSignals(self._leave_prompt)  # SIGTERM / SIGHUP: cancel the turn like Esc, then exit
         self._next_request: int | None = None  # tokens of the next request (modeline ctx)
 
     # ---- the application, built in the background ----------------------------------
@@ -164,11 +167,26 @@ class Repl:
                     break
                 except KeyboardInterrupt:
                     continue
+                except Terminated:
+                    break
                 self._typed_ahead = ""
-            if self._run(line).kind == "exit":
+            if self._run(line).kind == "exit" or self.signals.received is not None:
                 break
+        if self.signals.received is not None:
+            self._write(f"stopped by {self.signals.name}", DIM)
+            return self.signals.exit_code
         self._write("bye", DIM)
         return 0
+
+    def _leave_prompt(self) -> None:
+        """SIGTERM / SIGHUP at the prompt: end it like Ctrl-D (from the signal handler,
+        so through the event loop's thread-safe queue, which also wakes it up)."""
+        app = get_app_or_none()
+        if app is None or not app.is_running or app.loop is None:
+            raise Terminated(self.signals.received or 0)
+        app.loop.call_soon_threadsafe(
+            lambda: None if app.future is None or app.future.done() else app.exit(exception=EOFError())
+        )
 
     def _run(self, line: str) -> Outcome:
         if self._inputs and self._app is not None:
@@ -191,7 +209,7 @@ class Repl:
             on_cancel=lambda key: self.io.warning(f"[{key}] cancelling…"),
             on_queued=lambda queued: self.io.info(f"queued: {queued}  (runs after this one)"),
         )
-        with keys:
+        with self.signals.turn(ctx.cancel), keys:
             self.keys = keys
             try:
                 outcome = self.app.engine.handle(line)
