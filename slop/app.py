@@ -46,9 +46,15 @@ class App:
         self.tokenizer.wait_loaded(timeout=30)  # its recount writes to the ledger
         self.store.close()
 
-    def load_tokenizer_in_background(self) -> None:
-        """Counts are estimates until it is loaded; then what was estimated is counted again."""
-        self.tokenizer.load_in_background(then=self.forget_estimates)
+    def load_tokenizer_in_background(self, then: Callable[[], None] = lambda: None) -> None:
+        """Counts are estimates until it is loaded; then what was estimated is counted again,
+        and `then` runs (e.g. to show exact figures)."""
+
+        def loaded() -> None:
+            self.forget_estimates()
+            then()
+
+        self.tokenizer.load_in_background(then=loaded)
 
 
 def build(

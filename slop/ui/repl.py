@@ -373,7 +373,7 @@ class Repl:
 
     def _load_tokenizer_when_idle(self) -> None:
         if self._app is not None and not self._busy:
-            self._app.load_tokenizer_in_background()
+            self._app.load_tokenizer_in_background(then=self._measure_next_request)  # ctx: exact now
 
 
 def fit_modeline(forms: list[str], columns: int) -> str:
