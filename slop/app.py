@@ -14,6 +14,7 @@ from slop.commands.all import build_registry
 from slop.commands.base import CommandIO
 from slop.context.strategies import builtin_strategies
 from slop.context.tokens import Tokenizer, cached_counter
+from slop.debuglog import route_warnings_to_file
 from slop.engine import Engine
 from slop.errors import StoreError
 from slop.orchestrator import EventSink, Orchestrator
@@ -64,6 +65,7 @@ def build(
     draws its first prompt from it while this runs)."""
     b = booted or boot(settings)
     store, tokenizer, root, home = b.store, b.tokenizer, b.root, b.home
+    route_warnings_to_file(home)
     memos = open_memo_store(str(home / "memos.db"))
     providers = ProviderManager(provider_config(settings, home), b.provider_kind, b.model)
     tools = ToolRegistry(default_tools())
@@ -103,5 +105,5 @@ def build(
     orchestrator = Orchestrator(store, context, providers, runner, step_limit=settings.step_limit)
     registry = build_registry()
     ctx = CommandContext(store, memos, orchestrator, providers, settings, io, sink, session=settings.session, root=root)
-    engine = Engine(registry, ctx)
+    engine = Engine(registry, ctx, home)
     return App(settings, store, providers, orchestrator, registry, ctx, engine, tokenizer, root, home, forget_estimates)

@@ -18,6 +18,9 @@ from rich.console import Console, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from slop.parser import decode_json
+from slop.textsafe import single_line
+from slop.ui.displaycap import DisplayBudget
 from slop.ui.icons import IconSet, icons_for
 from slop.ui.stream import (
     CODE_THEME,
@@ -29,7 +32,7 @@ from slop.ui.stream import (
     SlopMarkdown,
     prefixed,
 )
-from slop.ui.toolview import LiveTools
+from slop.ui.toolview import LiveTools, printable
 
 ARG_VALUE_CELLS = 60  # longest shown value of one tool argument
 DETAIL_LINES_NORMAL = 5  # lines of a finished command's output shown under it (/verbose normal)
@@ -68,10 +71,11 @@ def format_duration(seconds: float) -> str:
 
 
 def _short_value(value: Any, cells: int) -> str:
-    if isinstance(value, str):
-        shown = json.dumps(value, ensure_ascii=False)
-    else:
-        shown = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    separators = None if isinstance(value, str) else (",", ":")
+    try:
+        shown = json.dumps(value, ensure_ascii=False, separators=separators)
+    except (ValueError, RecursionError):  # nested near the recursion limit: parsed, but not re-encodable here
+        shown = "[deeply nested value]"
     return clip(shown, cells)
 
 
@@ -84,7 +88,7 @@ def flatten_args(args_json: str, value_cells: int = ARG_VALUE_CELLS) -> str:
     if not text:
         return ""
     try:
-        value = json.loads(text)
+        value = decode_json(text)
     except ValueError:
         return one_line(text)
     if isinstance(value, dict):
@@ -124,6 +128,7 @@ class Renderer:
         self._lock = threading.RLock()
         self._answer: MarkdownStream | None = None
         self._reasoning: ReasoningStream | None = None
+        self._budget = DisplayBudget()
         self.verbosity = "normal"  # quiet | normal | full: how much of a finished tool's output shows
         self._live = LiveTools(console, self.running_line, plain=self.is_plain)
 
@@ -159,11 +164,14 @@ class Renderer:
     def assistant_start(self) -> None:
         """A new reply begins (reasoning and answer deltas follow): "waiting for model…" until they do."""
         self._end_streams()
+        self._budget.reset()
         self._live.wait_for_model()
 
     def reasoning_delta(self, text: str) -> None:
         """A piece of the model's reasoning: shown dim and italic, not as markdown."""
         self._live.model_answered()
+        if not (text := self._budget.take(text)):
+            return
         if self._answer is not None:  # reasoning after some answer text
             self._answer.finish()
             self._answer = None
@@ -174,6 +182,8 @@ class Renderer:
     def assistant_delta(self, text: str) -> None:
         """A piece of the answer, rendered as streaming markdown."""
         self._live.model_answered()
+        if not (text := self._budget.take(text)):
+            return
         self._finish_reasoning()
         if self._answer is None:
             self._answer = MarkdownStream(self.console, code_theme=self.code_theme)
@@ -190,6 +200,8 @@ class Renderer:
             answer.finish()
         elif interrupted:
             self._out.print(Text(INTERRUPTED_MARKER, style="dim"))
+        if note := self._budget.note():
+            self._out.print(Text(note, style="dim"))
         if tokens:
             self._tokens(tokens)
 
@@ -246,7 +258,7 @@ class Renderer:
                 cut = details[-shown:]
                 more = len(details) - len(cut)
                 lead = [Text(f"    … {more} earlier lines", style="dim")] if more else []
-                self.print(*lead, *(Text("    " + line, style="dim") for line in cut))
+                self.print(*lead, *(Text("    " + printable(line), style="dim") for line in cut))
 
     def tool_line(self, name: str, args_json: str, status: str, duration: float, summary: str) -> Text:
         """The line for a tool call, cut to the console width with ….
@@ -316,7 +328,7 @@ class Renderer:
         self._notice(self.icons.warning, text, "yellow")
 
     def error(self, text: str) -> None:
-        self._notice(self.icons.error, text, "bold red")
+        self._notice(self.icons.error, single_line(text), "bold red")
 
     def memo(self, text: str) -> None:
         self._notice(self.icons.memo, text, "magenta")

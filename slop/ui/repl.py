@@ -26,6 +26,7 @@ from slop import __version__
 from slop.approval import ApprovalPolicy
 from slop.boot import Boot, boot
 from slop.context.budget import prompt_budget
+from slop.debuglog import one_line, write_crash_log
 from slop.errors import Cancelled, Terminated
 from slop.providers.registry import preload_sdk
 from slop.records import Role, Status, ToolCall
@@ -170,13 +171,25 @@ class Repl:
                 except Terminated:
                     break
                 self._typed_ahead = ""
-            if self._run(line).kind == "exit" or self.signals.received is not None:
+            if self._run_guarded(line) == "exit" or self.signals.received is not None:
                 break
         if self.signals.received is not None:
             self._write(f"stopped by {self.signals.name}", DIM)
             return self.signals.exit_code
         self._write("bye", DIM)
         return 0
+
+    def _run_guarded(self, line: str) -> str:
+        """The engine turns errors into one line; this catches what fails around it
+        (key watcher, renderer) so the REPL always comes back to its prompt."""
+        try:
+            return self._run(line).kind
+        except Terminated:
+            raise
+        except Exception as exc:
+            message = one_line(exc, write_crash_log(self.boot.home, exc, f"REPL input {line[:200]!r}"))
+            self._write(f"✖ {message}", YELLOW)
+            return "error"
 
     def _leave_prompt(self) -> None:
         """SIGTERM / SIGHUP at the prompt: end it like Ctrl-D (from the signal handler,

@@ -7,6 +7,7 @@ nothing arrives) and closed before anything else needs the terminal."""
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections import deque
@@ -19,6 +20,15 @@ from rich.text import Text
 TAIL_LINES = 3  # lines of a running command's output shown under it
 TICK_SECONDS = 0.25
 LIVE_LINE_CHARS = 400  # a runaway line without newlines is cut in the live view
+
+# A command's own colours, cursor moves and control characters must not reach our screen.
+_CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.?|[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def printable(line: str) -> str:
+    """A line of command output as plain text: escape sequences and control characters gone."""
+    return _CONTROL.sub("", line)
+
 
 Key = tuple[str, str]  # (tool name, arguments JSON)
 RunningLine = Callable[[str, str, float], Text]  # (name, args, elapsed) -> the line
@@ -67,7 +77,7 @@ class LiveTools:
                 return
             pieces = (self._partial.get(key, "") + text).replace("\r\n", "\n").split("\n")
             self._partial[key] = pieces.pop()[-LIVE_LINE_CHARS:]
-            tail.extend(line[-LIVE_LINE_CHARS:] for line in pieces if line.strip())
+            tail.extend(printable(line)[-LIVE_LINE_CHARS:] for line in pieces if printable(line).strip())
             self._refresh()
 
     def finish(self, key: Key) -> None:
