@@ -20,13 +20,14 @@ class ApprovalPolicy:
     show: Callable[[ToolCall, str], None] | None = None
 
     def approve(self, call: ToolCall, preview: str) -> bool:
+        # read-only is checked first: neither --yes nor an earlier "always" may override it
+        if self.mode == "read-only":
+            self._refused(f"{call.name} refused: slop runs with --read-only")
+            return False
         if self.mode == "yes" or call.name in self.always:
             if self.show is not None:
                 self.show(call, preview)
             return True
-        if self.mode == "read-only":
-            self._refused(f"{call.name} refused: slop runs with --read-only")
-            return False
         if self.ask is None:
             self._refused(
                 f"{call.name} refused: batch mode changes nothing without --yes (rerun with --yes to allow it)"

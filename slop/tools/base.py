@@ -71,6 +71,8 @@ class ToolContext:
     secrets: tuple[str, ...] = ()  # values redacted from every tool output
     on_file_read: Callable[[str], None] | None = None  # tracks "files already read"
     on_output: Callable[[str], None] | None = None  # output of the running call, as it arrives (live view)
+    read_only: bool = False  # --read-only: also refuse what persists beyond the session (memos)
+    pass_env: tuple[str, ...] = ()  # key variables execute_bash may still see (--pass-env)
 
 
 ToolFn = Callable[[dict[str, Any], ToolContext], ToolOutput]

@@ -30,9 +30,10 @@ from slop.debuglog import one_line, write_crash_log
 from slop.errors import Cancelled, Terminated
 from slop.providers.registry import preload_sdk
 from slop.records import Role, Status, ToolCall
-from slop.settings import Settings
+from slop.settings import Settings, private_file
 from slop.ui.completion import LazyCompleter
 from slop.ui.keys import Question, TurnKeys
+from slop.ui.sanitise import HIDDEN_WARNING, has_hidden, visible
 from slop.ui.signals import ExitSignals
 
 if TYPE_CHECKING:
@@ -251,7 +252,7 @@ class Repl:
         return PromptSession(
             **io,
             message=FormattedText([("bold", "> ")]),
-            history=FileHistory(str(self.boot.home / "history")),
+            history=FileHistory(str(_private_history(self.boot.home / "history"))),
             completer=LazyCompleter(self._completion_source),
             complete_in_thread=True,  # the first Tab may wait for the registry being built
             complete_while_typing=False,
@@ -331,6 +332,8 @@ class Repl:
         """y/yes, a/always, n/no (single key or word + Enter); Esc = no; Ctrl-C cancels the turn."""
         self.io.warning(f"{call.name} wants to run:")
         self.io.diff(preview)
+        if has_hidden(preview):
+            self.io.warning(HIDDEN_WARNING)
         prompt = f"Allow? y = yes once · a = always allow {call.name} this session · n or Esc = no · Ctrl-C cancels: "
         question = Question({"y": "yes", "a": "always", "n": "no"}, default="no", on_ctrl_c="cancel")
         answer = self.io.ask(prompt, question)
@@ -364,9 +367,9 @@ class Repl:
         """The end of the previous conversation, as plain text (no markdown: start-up stays fast)."""
         for msg in self.boot.store.messages.recent(self.settings.session, 6):
             if msg.role == Role.USER:
-                self._write("❯ " + msg.content.strip(), GREEN)
+                self._write("❯ " + visible(msg.content.strip(), strict=True), GREEN)
             elif msg.role == Role.ASSISTANT and msg.status != Status.TOOL_CALL and msg.content.strip():
-                lines = msg.content.strip().splitlines()
+                lines = visible(msg.content.strip()).splitlines()
                 more = len(lines) - REPLAY_LINES
                 tail = f"\n… ({more} more lines: /message show {msg.group_id})" if more > 0 else ""
                 self._write("\n".join(lines[:REPLAY_LINES]) + tail, DIM)
@@ -403,6 +406,14 @@ def _columns() -> int:
     if app is None:  # no prompt running (the modeline built directly): no width to fit
         return 1000
     return app.output.get_size().columns
+
+
+def _private_history(path: Path) -> Path:
+    try:
+        private_file(path)  # what the user typed: 0600, like the ledger
+    except OSError:
+        pass  # an unwritable $SLOP_HOME: prompt_toolkit reports it when it saves
+    return path
 
 
 def _k(n: int) -> str:

@@ -5,7 +5,6 @@ Questions and hand-overs to other programs go through the keyboard's one reader
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from typing import IO, Any
@@ -13,11 +12,13 @@ from typing import IO, Any
 from rich.console import Console
 from rich.text import Text
 
+from slop.batch import dumps
 from slop.ui.console import make_console
 from slop.ui.diffview import coloured_preview
 from slop.ui.editor import EditorError, edit_text, editor_command, has_editor
 from slop.ui.keys import Question, TurnKeys, read_line_answer
 from slop.ui.render import Renderer
+from slop.ui.sanitise import visible
 
 YES_NO = {"y": "yes", "n": "no"}
 
@@ -99,7 +100,7 @@ class TerminalIO:
             except EditorError as exc:
                 self.error(f"{exc}; showing it in the pager instead")
         with self._handed_over(), self.console.pager(styles=False):
-            self.console.print(text, markup=False, highlight=False)
+            self.console.print(visible(text, strict=True), markup=False, highlight=False)
 
     def _handed_over(self) -> AbstractContextManager[None]:
         keys = self.keys()
@@ -107,7 +108,7 @@ class TerminalIO:
 
     def data(self, value: Any) -> None:
         # Straight to the stream: rich would wrap long lines inside JSON strings.
-        self.console.file.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+        self.console.file.write(dumps(value, indent=2) + "\n")  # C1/bidi as \uXXXX: same JSON value
         self.console.file.flush()
 
     def screen_height(self) -> int:
@@ -128,7 +129,7 @@ class TerminalIO:
             except EditorError as exc:
                 self.error(f"{exc}; showing it in the pager instead")
         with self._handed_over(), self.console.pager(styles=False):
-            self.console.print(text, markup=False, highlight=False)
+            self.console.print(visible(text, strict=True), markup=False, highlight=False)
         return "the pager"
 
     def confirm(self, question: str) -> bool:
@@ -148,7 +149,7 @@ class TerminalIO:
         """Show `prompt`, read the answer through the keyboard's reader, echo the answer
         and end the line (so whatever is printed next starts on a line of its own)."""
         self.renderer.close()
-        self.console.print(Text(prompt, style="bold"), end="")
+        self.console.print(Text(visible(prompt, strict=True), style="bold"), end="")
         self.console.file.flush()
         keys = self.keys()
         answer = read_line_answer(question) if keys is None else keys.ask(question)
