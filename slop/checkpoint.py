@@ -9,8 +9,10 @@ known (unless a file tool of the same turn recorded it first)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import tempfile
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -19,7 +21,6 @@ from pathlib import Path
 from slop.records import ToolCall
 from slop.store.checkpoints import Checkpoints, FileChange
 from slop.tools.base import ToolContext, ToolFailure
-from slop.tools.files import atomic_write
 from slop.tools.paths import resolve
 
 PATH_TOOLS = frozenset({"write_file", "apply_patch"})  # mutating tools whose `path` is the file they change
@@ -165,5 +166,25 @@ def restore(change: FileChange) -> str:
         except FileNotFoundError:
             return "already gone"
         return "deleted"
-    atomic_write(path, change.before)
+    _replace_file(path, change.before)
     return "restored"
+
+
+def _replace_file(path: Path, data: bytes) -> None:
+    """Write `data` over `path` atomically (temp file in the same folder, then rename),
+    keeping the file's permission bits. The rename replaces a symlink put in the file's
+    place since the turn rather than writing through it."""
+    try:
+        mode = os.stat(path, follow_symlinks=False).st_mode & 0o7777
+    except FileNotFoundError:
+        mode = 0o644
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".slop-undo")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.chmod(temp, mode)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+        raise
