@@ -3,6 +3,8 @@ and wires them together. Nothing else constructs these objects."""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +16,7 @@ from slop.context.strategies import builtin_strategies
 from slop.context.tokens import Tokenizer, cached_counter
 from slop.debuglog import route_warnings_to_file
 from slop.engine import Engine
+from slop.errors import StoreError
 from slop.orchestrator import EventSink, Orchestrator
 from slop.providers.registry import ProviderManager
 from slop.settings import Settings, secrets_of
@@ -22,6 +25,8 @@ from slop.store import Store, open_memo_store
 from slop.toolrunner import ToolRunnerImpl
 from slop.tools.base import Approver
 from slop.tools.registry import ToolRegistry, default_tools
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -36,9 +41,21 @@ class App:
     tokenizer: Tokenizer
     root: Path
     home: Path
+    forget_estimates: Callable[[], None] = lambda: None  # once the tokenizer is loaded
 
     def close(self) -> None:
+        self.tokenizer.wait_loaded(timeout=30)  # its recount writes to the ledger
         self.store.close()
+
+    def load_tokenizer_in_background(self, then: Callable[[], None] = lambda: None) -> None:
+        """Counts are estimates until it is loaded; then what was estimated is counted again,
+        and `then` runs (e.g. to show exact figures)."""
+
+        def loaded() -> None:
+            self.forget_estimates()
+            then()
+
+        self.tokenizer.load_in_background(then=loaded)
 
 
 def build(
@@ -53,13 +70,23 @@ def build(
     providers = ProviderManager(provider_config(settings, home), b.provider_kind, b.model)
     tools = ToolRegistry(default_tools())
     store.catalog.register_tools(tools.specs())
+    counted_until = store.messages.last_id()  # rows after it may carry estimates: counted again later
     store.recover_session(settings.session)  # tool calls a killed slop left unanswered
+    counter = cached_counter(tokenizer.count)
+
+    def forget_estimates() -> None:
+        counter.cache_clear()  # type: ignore[attr-defined]
+        try:
+            store.messages.recount(counted_until)
+        except StoreError:  # the ledger is busy or closing: those rows keep their estimates
+            log.warning("could not count the estimated rows again", exc_info=True)
+
     context = ContextService(
         store=store,
         memos=memos,
         tool_specs=tools.specs,
         strategies=builtin_strategies(),
-        count=cached_counter(tokenizer.count),
+        count=counter,
         exact_tokens=lambda: tokenizer.exact,
     )
     runner = ToolRunnerImpl(
@@ -81,4 +108,4 @@ def build(
     registry = build_registry()
     ctx = CommandContext(store, memos, orchestrator, providers, settings, io, sink, session=settings.session, root=root)
     engine = Engine(registry, ctx, home)
-    return App(settings, store, providers, orchestrator, registry, ctx, engine, tokenizer, root, home)
+    return App(settings, store, providers, orchestrator, registry, ctx, engine, tokenizer, root, home, forget_estimates)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from slop.commands.meanings import meant
 from slop.errors import CommandError
 
 if TYPE_CHECKING:
@@ -134,7 +135,8 @@ class Registry:
         if command is None:
             close = difflib.get_close_matches(name, self.names(), n=3, cutoff=0.5)
             prefix = [n for n in self.names() if n.startswith(name)] if len(name) > 1 else []
-            hints = list(dict.fromkeys(prefix[:3] + close))
+            by_meaning = meant(name, self.names())  # what other agents call it comes first
+            hints = by_meaning or list(dict.fromkeys(prefix[:3] + close))
             tip = f"; did you mean {' or '.join(hints)}?" if hints else "; /help lists the commands"
             raise CommandError(f"unknown command {name}{tip}")
         return command.handler(ctx, args.strip())

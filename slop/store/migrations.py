@@ -110,7 +110,24 @@ def m004_call_ids(db: Database) -> None:
     add_column_if_missing(db, "messages", "call_ids", "TEXT")
 
 
-def m006_usage_cache(db: Database) -> None:
+# Files a turn changed, with their content before and after it, so /undo can put them back.
+M006_FILE_CHECKPOINTS = """
+CREATE TABLE IF NOT EXISTS file_checkpoints (
+    id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    group_id TEXT NOT NULL,
+    path TEXT NOT NULL,
+    before BLOB,
+    after BLOB,
+    note TEXT NOT NULL DEFAULT '',
+    created_at DATETIME DEFAULT CURRENT_TIMESTAMP,
+    UNIQUE (group_id, path)
+);
+CREATE INDEX IF NOT EXISTS file_checkpoints_group ON file_checkpoints (group_id);
+"""
+
+
+def m007_usage_cache(db: Database) -> None:
     """What the provider billed at the cached-input price, and the reasoning part of the
     output, per call. A callable so a ledger that already has a column is left alone."""
     add_column_if_missing(db, "usage", "cached_tokens", "INTEGER DEFAULT 0")
@@ -123,7 +140,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     M003_CONTEXT_ARCHIVE,
     m004_call_ids,
     m005_integrity,
-    m006_usage_cache,
+    M006_FILE_CHECKPOINTS,
+    m007_usage_cache,
 )
 
 

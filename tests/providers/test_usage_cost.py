@@ -123,7 +123,7 @@ def test_an_older_ledger_gains_the_usage_columns_and_keeps_its_rows(tmp_path: Pa
     db = tmp_path / "old.db"
     Store.open(str(db)).close()
     conn = sqlite3.connect(db)
-    conn.execute("PRAGMA user_version=5")  # as written before the usage migration ...
+    conn.execute("PRAGMA user_version=6")  # as written before the usage migration ...
     conn.execute("ALTER TABLE usage DROP COLUMN reasoning_tokens")  # ... half-applied: one column there
     conn.execute(
         "INSERT INTO usage(session_id, model, prompt_tokens, completion_tokens, total_tokens)"
