@@ -122,4 +122,5 @@ class ContextService:
 
         query = self.store.messages.last_user_text(session_name)
         budget = prompt_budget(model, session.budget)
-        return hook(self.source(), session, query, budget, measure, summarize, force)
+        result: Maintenance = hook(self.source(), session, query, budget, measure, summarize, force)
+        return result

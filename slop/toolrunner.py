@@ -94,6 +94,12 @@ class ToolRunnerImpl:
     on_file_read: Callable[[str, str], None] | None = None  # (session, path)
     output_cap: int = 1 << 20
 
+    def _file_read_hook(self, session_id: str) -> Callable[[str], None] | None:
+        hook = self.on_file_read
+        if hook is None:
+            return None
+        return lambda path: hook(session_id, path)
+
     def run(
         self, calls: Sequence[ToolCall], session_id: str, group_id: str, cancel: threading.Event, sink: EventSink
     ) -> list[ToolResult]:
@@ -106,7 +112,7 @@ class ToolRunnerImpl:
             shell_timeout=self.shell_timeout,
             output_cap=self.output_cap,
             secrets=self.secrets,
-            on_file_read=(lambda path: self.on_file_read(session_id, path)) if self.on_file_read else None,
+            on_file_read=self._file_read_hook(session_id),
         )
 
         def done(call: ToolCall, result: ToolResult) -> None:

@@ -95,7 +95,7 @@ def option(session: SessionInfo, name: str) -> float:
         return spec.default
     if not spec.low <= value <= spec.high:
         return spec.default
-    return value
+    return float(value) if spec.kind is float else int(value)
 
 
 def parse_option(name: str, text: str) -> float:

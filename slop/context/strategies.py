@@ -58,7 +58,9 @@ class HistoryEditor(HistorySource, Protocol):
     """What a strategy's `maintain` may change. Nothing is deleted: rows are hidden
     (compacted / archived) with an exact restore record."""
 
-    rollback_error: type[Exception]  # raise it inside atomic() to undo the block
+    @property
+    def rollback_error(self) -> type[Exception]:  # raise it inside atomic() to undo the block
+        ...
 
     def atomic(self) -> AbstractContextManager[None]: ...
     def compact(

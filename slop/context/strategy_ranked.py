@@ -254,9 +254,9 @@ class RankedStrategy:
     def _notes(
         terms: list[str],
         hits: list[str],
-        ranked: list,
+        ranked: list[Ranked],
         mandatory: list[str],
-        chosen: list[str],  # type: ignore[type-arg]
+        chosen: list[str],
         filled: list[str],
         order: list[str],
         gaps: bool,

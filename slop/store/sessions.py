@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import json
 from typing import Any
 
@@ -65,7 +66,7 @@ class Sessions:
             self.ensure(session_id)
             self._db.execute("UPDATE sessions SET context_size=? WHERE id=?", (n, session_id))
 
-    def set_active_skills(self, session_id: str, names: list[str]) -> None:
+    def set_active_skills(self, session_id: str, names: builtins.list[str]) -> None:
         with self._db.transaction():
             self.ensure(session_id)
             self._db.execute("UPDATE sessions SET active_skills=? WHERE id=?", (json.dumps(names), session_id))
