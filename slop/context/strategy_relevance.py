@@ -294,23 +294,7 @@ class RelevanceStrategy:
                 raise history.rollback_error()
             if band:
                 history.set_compaction_tokens(summary_id, after)
-            for s in drops:
-                history.log(sid, "drop", f"score {s.score:.2f} ({s.reason}); prompt: {query[:120]}", s.group_id)
-            if band:
-                history.log(
-                    sid,
-                    "summarize",
-                    f"{len(band)} group(s): " + ", ".join(f"{s.group_id} ({s.score:.2f})" for s in band),
-                    summary_gid,
-                )
-            history.log(
-                sid,
-                "relevance",
-                f"{len(drops)} dropped to cold storage, {len(band)} summarized",
-                summary_gid,
-                used,
-                after,
-            )
+            self._log_applied(history, sid, query, drops, band, summary_gid, used, after)
             applied = True
         if not applied:
             message = (
@@ -325,6 +309,36 @@ class RelevanceStrategy:
             parts.append(f"{len(band)} group(s) summarized (group {summary_gid}; /undo restores them)")
         summary_line = f"relevance compaction: {'; '.join(parts)}; prompt {used:,} -> {after:,} tokens"
         return Maintenance(True, (*report, summary_line))
+
+    @staticmethod
+    def _log_applied(
+        history: HistoryEditor,
+        sid: str,
+        query: str,
+        drops: list[GroupScore],
+        band: list[GroupScore],
+        summary_gid: str | None,
+        used: int,
+        after: int,
+    ) -> None:
+        """The ledger's record of one applied pass: each drop, the summary, and the totals."""
+        for s in drops:
+            history.log(sid, "drop", f"score {s.score:.2f} ({s.reason}); prompt: {query[:120]}", s.group_id)
+        if band:
+            history.log(
+                sid,
+                "summarize",
+                f"{len(band)} group(s): " + ", ".join(f"{s.group_id} ({s.score:.2f})" for s in band),
+                summary_gid,
+            )
+        history.log(
+            sid,
+            "relevance",
+            f"{len(drops)} dropped to cold storage, {len(band)} summarized",
+            summary_gid,
+            used,
+            after,
+        )
 
 
 @dataclass(frozen=True, slots=True)
