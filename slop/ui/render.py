@@ -23,16 +23,8 @@ from slop.parser import decode_json
 from slop.textsafe import single_line
 from slop.ui.displaycap import DisplayBudget
 from slop.ui.icons import IconSet, icons_for
-from slop.ui.stream import (
-    CODE_THEME,
-    INTERRUPTED_MARKER,
-    REASONING_STYLE,
-    MarkdownStream,
-    Printer,
-    ReasoningStream,
-    SlopMarkdown,
-    prefixed,
-)
+from slop.ui.markdown import CODE_THEME, Printer, SlopMarkdown, prefixed
+from slop.ui.stream import INTERRUPTED_MARKER, REASONING_STYLE, MarkdownStream, ReasoningStream
 
 ARG_VALUE_CELLS = 60  # longest shown value of one tool argument
 
