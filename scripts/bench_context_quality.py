@@ -49,8 +49,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from slop.context.catalog import builtin_strategies
 from slop.context.selecting import MARKER_TOKENS, group_cost, group_map
-from slop.context.strategies import HistorySource, Selection, builtin_strategies
+from slop.context.strategies import HistorySource, Selection
 from slop.context.strategy_relevance import recover
 from slop.context.summarize import extractive_summary
 from slop.context.textsearch import fts_query, informative_terms

@@ -39,8 +39,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from slop.context.catalog import builtin_strategies
 from slop.context.selecting import MARKER_TOKENS
-from slop.context.strategies import builtin_strategies
 from slop.context.summarize import extractive_summary
 from slop.context.tokens import Tokenizer, estimate
 from slop.parser import openai_native

@@ -10,7 +10,7 @@ from slop.boot import Boot, boot, provider_config
 from slop.commands import CommandContext, Registry
 from slop.commands.all import build_registry
 from slop.commands.base import CommandIO
-from slop.context.strategies import builtin_strategies
+from slop.context.catalog import builtin_strategies
 from slop.context.tokens import Tokenizer, cached_counter
 from slop.debuglog import route_warnings_to_file
 from slop.engine import Engine

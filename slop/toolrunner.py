@@ -15,9 +15,8 @@ from slop.store import Store
 from slop.store.context_source import StoreHistory
 from slop.store.memos import Memos
 from slop.store.readonly import describe_schema, run_readonly_query
-from slop.tools.base import Approver, ToolContext
+from slop.tools.base import Approver, HistoryMatch, RecoveredItem, ToolContext
 from slop.tools.dispatch import dispatch
-from slop.tools.history import HistoryMatch, RecoveredItem
 from slop.tools.output import line_count
 from slop.tools.registry import ToolRegistry
 

@@ -170,3 +170,15 @@ def shown(text: str, limit: int = 40) -> str:
     """A user's argument quoted for an error line: one line, clipped."""
     quoted = repr(text)
     return quoted if len(quoted) <= limit else quoted[: limit - 4] + "…" + quoted[-3:]
+
+
+def resolve_gid(ctx: CommandContext, gid: str, usage: str) -> str:
+    """A GID of the current session, or a clear error (missing, unknown, other session's)."""
+    if not gid:
+        raise usage_error(usage, "missing GID (see /message list)")
+    if ctx.store.messages.group_exists(ctx.session, gid):
+        return gid
+    owner = ctx.store.messages.group_owner(gid)
+    if owner is not None:
+        raise CommandError(f"group {gid} belongs to session '{owner}', not '{ctx.session}'")
+    raise CommandError(f"no group {gid} in session '{ctx.session}' (see /message list)")

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from slop.commands import context_modes
-from slop.commands.base import Command, CommandContext, Proceed, parse_int, split_sub, usage_error
+from slop.commands.base import Command, CommandContext, Proceed, parse_int, resolve_gid, split_sub, usage_error
 from slop.context.show import ShowContext, format_brief, format_prompt
-from slop.errors import CommandError, ConfigError
+from slop.errors import ConfigError
 from slop.parser import parse
 from slop.records import Role, Status
 
@@ -89,18 +89,6 @@ def _window(ctx: CommandContext, rest: str) -> None:
 
 def _rebuild(ctx: CommandContext, _: str) -> None:
     ctx.io.info(ctx.orchestrator.rebuild_state(ctx.session, ctx.sink, ctx.cancel))
-
-
-def resolve_gid(ctx: CommandContext, gid: str, usage: str) -> str:
-    """A GID of the current session, or a clear error (missing, unknown, other session's)."""
-    if not gid:
-        raise usage_error(usage, "missing GID (see /message list)")
-    if ctx.store.messages.group_exists(ctx.session, gid):
-        return gid
-    owner = ctx.store.messages.group_owner(gid)
-    if owner is not None:
-        raise CommandError(f"group {gid} belongs to session '{owner}', not '{ctx.session}'")
-    raise CommandError(f"no group {gid} in session '{ctx.session}' (see /message list)")
 
 
 def _drop(ctx: CommandContext, rest: str) -> None:

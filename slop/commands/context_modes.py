@@ -3,7 +3,7 @@ context strategy of a session (see docs/context.md)."""
 
 from __future__ import annotations
 
-from slop.commands.base import CommandContext, parse_int, usage_error
+from slop.commands.base import CommandContext, parse_int, resolve_gid, usage_error
 from slop.context.budget import prompt_budget
 from slop.context.options import OPTIONS, option, parse_option
 from slop.errors import CommandError
@@ -123,8 +123,6 @@ def recover_cmd(ctx: CommandContext, rest: str) -> None:
 
 
 def _gid(ctx: CommandContext, rest: str, usage: str) -> str:
-    from slop.commands.context import resolve_gid  # context.py registers these handlers
-
     return resolve_gid(ctx, rest.strip(), usage)
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from slop.commands.base import CommandContext
-from slop.context.strategies import builtin_strategies
+from slop.context.catalog import builtin_strategies
 from slop.context.strategy_relevance import RelevanceStrategy
 from slop.context.tokens import estimate
 from slop.orchestrator import Orchestrator
