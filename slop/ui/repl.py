@@ -4,7 +4,9 @@ Start-up is split so the prompt is on screen fast: `slop.boot` (ledger, provider
 detection) is enough for the banner and the modeline; the rest of the application
 (commands, tools, orchestrator, markdown renderer) is built on a background thread
 once the prompt is drawn, and the provider SDK is warmed up after it. Those imports
-are function-local on purpose: they are the heavy part of start-up."""
+are function-local on purpose: they are the heavy part of start-up. The composition
+root (`slop.app.build`) is handed in by the caller as an `AppBuilder`: the ui sits
+below it and knows the application only as the `Application` it uses."""
 
 from __future__ import annotations
 
@@ -12,8 +14,9 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application.current import get_app_or_none
@@ -36,8 +39,11 @@ from slop.ui.signals import ExitSignals
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from slop.app import App
-    from slop.engine import Outcome
+    from slop.commands import CommandContext, Registry
+    from slop.context.tokens import Tokenizer
+    from slop.engine import Engine, Outcome
+    from slop.orchestrator import EventSink, Orchestrator
+    from slop.providers.registry import ProviderManager
     from slop.ui.terminal_io import TerminalIO
 
 DOUBLE_CTRL_C_SECONDS = 2.0
@@ -47,8 +53,32 @@ NO_PROVIDER_HINT = "no model provider configured: set OPENAI_API_KEY (or OPENAI_
 DIM, CYAN, GREEN, YELLOW, RESET = "\x1b[2m", "\x1b[36m", "\x1b[1;32m", "\x1b[33m", "\x1b[0m"
 
 
-def run_repl(settings: Settings) -> int:
-    repl = Repl(settings)
+class Application(Protocol):
+    """What the REPL uses of the application the composition root wires."""
+
+    @property
+    def ctx(self) -> CommandContext: ...
+    @property
+    def engine(self) -> Engine: ...
+    @property
+    def orchestrator(self) -> Orchestrator: ...
+    @property
+    def registry(self) -> Registry: ...
+    @property
+    def providers(self) -> ProviderManager: ...
+    @property
+    def tokenizer(self) -> Tokenizer: ...
+    @property
+    def home(self) -> Path: ...
+    def close(self) -> None: ...
+
+
+# (settings, command IO, event sink, approval policy, light start-up) -> the application
+AppBuilder = Callable[[Settings, "TerminalIO", "EventSink", ApprovalPolicy, Boot], Application]
+
+
+def run_repl(settings: Settings, build: AppBuilder) -> int:
+    repl = Repl(settings, build)
     try:
         with repl.signals:
             return repl.loop()
@@ -57,17 +87,18 @@ def run_repl(settings: Settings) -> int:
 
 
 class Repl:
-    def __init__(self, settings: Settings, console: Console | None = None) -> None:
+    def __init__(self, settings: Settings, build: AppBuilder, console: Console | None = None) -> None:
         """`console` None: a terminal console is made in the background build (rich is
         not needed before the first prompt; the banner is written directly)."""
         self.settings = settings
+        self._build_app = build
         self._console = console
         self.out: IO[str] = console.file if console is not None else sys.stdout
         self._color = not (settings.no_color or os.environ.get("NO_COLOR")) and self.out.isatty()
         self.boot: Boot = boot(settings)
         self.keys: TurnKeys | None = None
         self.policy = ApprovalPolicy(settings.approval, self._ask_approval, self._warn)
-        self._app: App | None = None
+        self._app: Application | None = None
         self._io: TerminalIO | None = None
         self._ready = threading.Event()
         self._started = False
@@ -88,14 +119,13 @@ class Repl:
 
     def _build(self) -> None:
         try:
-            from slop.app import build
             from slop.ui.console import make_console
             from slop.ui.render import Renderer
             from slop.ui.terminal_io import TerminalIO
 
             console = self._console or make_console(no_color=self.settings.no_color)
             self._io = TerminalIO(console, Renderer(console), interactive=True)
-            self._app = build(self.settings, self._io, self._io.renderer, self.policy, self.boot)
+            self._app = self._build_app(self.settings, self._io, self._io.renderer, self.policy, self.boot)
         except BaseException as exc:
             self._error = exc
         finally:
@@ -103,7 +133,7 @@ class Repl:
         self._warm_up()
 
     @property
-    def app(self) -> App:
+    def app(self) -> Application:
         self.start_building()
         self._ready.wait()
         if self._error is not None:

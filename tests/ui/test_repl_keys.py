@@ -12,6 +12,7 @@ import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
+from slop.cli import build_app
 from slop.settings import Settings
 from slop.ui.console import make_console
 from slop.ui.repl import Repl
@@ -21,7 +22,7 @@ from slop.ui.repl import Repl
 def repl(tmp_path: Path) -> Iterator[Repl]:
     console = make_console(io.StringIO(), no_color=True)
     settings = Settings(db_path=str(tmp_path / "l.db"), home=str(tmp_path / "home"), project_root=str(tmp_path))
-    instance = Repl(settings, console)
+    instance = Repl(settings, build_app, console)
     (instance.app.home / "history").write_text("\n# 2026-01-01\n+hello world\n\n# 2026-01-02\n+/context show\n")
     yield instance
     instance.close()
