@@ -47,6 +47,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from slop.store.memos import Memos
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from slop.context.catalog import builtin_strategies
@@ -181,7 +183,7 @@ def rolled_back(store: Store) -> Iterator[None]:
 def service_for(store: Store, count: Any, exact: bool) -> ContextService:
     strategies: dict[str, Any] = dict(builtin_strategies())
     strategies["bm25"] = BM25Baseline()
-    return ContextService(store, store.memos, lambda: (), strategies, count, lambda: exact, system_prompt="")
+    return ContextService(store, Memos(store.db), lambda: (), strategies, count, lambda: exact, system_prompt="")
 
 
 def evaluate(

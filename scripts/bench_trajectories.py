@@ -37,6 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from slop.store.memos import Memos
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from slop.context.catalog import builtin_strategies
@@ -139,7 +141,7 @@ def replay(run: Run, strategy: str, budget: int, workdir: str) -> Totals:
         spec = EXECUTE_BASH.spec
         service = ContextService(
             store,
-            store.memos,
+            Memos(store.db),
             lambda: (spec,),
             builtin_strategies(),
             count,
