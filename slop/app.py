@@ -3,6 +3,7 @@ and wires them together. Nothing else constructs these objects."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,6 +14,8 @@ from slop.commands.base import CommandIO
 from slop.context.strategies import builtin_strategies
 from slop.context.tokens import Tokenizer, cached_counter
 from slop.engine import Engine
+from slop.mcptools.manager import McpManager
+from slop.mcptools.setup import configured_servers, start_mcp
 from slop.orchestrator import EventSink, Orchestrator
 from slop.providers.registry import ProviderManager
 from slop.settings import Settings, secrets_of
@@ -35,22 +38,34 @@ class App:
     tokenizer: Tokenizer
     root: Path
     home: Path
+    mcp: McpManager
 
     def close(self) -> None:
+        self.mcp.close()  # stops the MCP servers before the ledger their tools write to
         self.store.close()
 
 
 def build(
-    settings: Settings, io: CommandIO, sink: EventSink, approver: Approver | None, booted: Boot | None = None
+    settings: Settings,
+    io: CommandIO,
+    sink: EventSink,
+    approver: Approver | None,
+    booted: Boot | None = None,
+    notify: Callable[[str], None] | None = None,
 ) -> App:
     """Wire the whole application; `booted` is the light start-up already done (the REPL
-    draws its first prompt from it while this runs)."""
+    draws its first prompt from it while this runs). `notify` shows background warnings
+    (an MCP server failing); default: `io.warning`."""
     b = booted or boot(settings)
     store, tokenizer, root, home = b.store, b.tokenizer, b.root, b.home
     memos = open_memo_store(str(home / "memos.db"))
     providers = ProviderManager(provider_config(settings, home), b.provider_kind, b.model)
     tools = ToolRegistry(default_tools())
     store.catalog.register_tools(tools.specs())
+    # MCP servers start in the background; their tools join `tools` when they are listed.
+    mcp = start_mcp(
+        configured_servers(settings.mcp_config), tools, store.catalog.register_tools, home / "mcp", notify or io.warning
+    )
     context = ContextService(
         store=store,
         memos=memos,
@@ -74,5 +89,23 @@ def build(
     )
     orchestrator = Orchestrator(store, context, providers, runner, step_limit=settings.step_limit)
     registry = build_registry()
-    ctx = CommandContext(store, memos, orchestrator, providers, settings, io, sink, session=settings.session, root=root)
-    return App(settings, store, providers, orchestrator, registry, ctx, Engine(registry, ctx), tokenizer, root, home)
+    ctx = CommandContext(
+        store, memos, orchestrator, providers, settings, io, sink, session=settings.session, root=root, mcp=mcp
+    )
+    engine = Engine(registry, ctx, before_turn=lambda: await_mcp_startup(mcp, ctx))
+    return App(settings, store, providers, orchestrator, registry, ctx, engine, tokenizer, root, home, mcp)
+
+
+def await_mcp_startup(mcp: McpManager, ctx: CommandContext) -> None:
+    """Before a model call, give servers still starting their startup time, so the model
+    sees their tools; Esc goes on without them."""
+    pending = mcp.starting()
+    if not pending:
+        return
+    names = ", ".join(pending)
+    limit = max(mcp.config(name).startup_timeout for name in pending)
+    ctx.io.info(f"waiting for MCP server(s) {names} to start (up to {limit:g} s; Esc goes on without them)")
+    still = mcp.wait_started(limit, ctx.cancel)
+    ctx.cancel.clear()  # Esc here skipped the wait; the turn itself goes on
+    if still:
+        ctx.io.warning(f"going on without MCP server(s) {', '.join(still)}: still starting")

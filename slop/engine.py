@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from slop.commands.base import CommandContext, Proceed, Registry
@@ -19,9 +20,10 @@ class Outcome:
 
 
 class Engine:
-    def __init__(self, registry: Registry, ctx: CommandContext) -> None:
+    def __init__(self, registry: Registry, ctx: CommandContext, before_turn: Callable[[], None] | None = None) -> None:
         self.registry = registry
         self.ctx = ctx
+        self.before_turn = before_turn  # e.g. wait for MCP servers still starting
 
     def handle(self, line: str) -> Outcome:
         text = line.strip()
@@ -49,6 +51,8 @@ class Engine:
     def _turn(self, text: str) -> Outcome:
         self.ctx.last_input = text
         self.ctx.cancel.clear()
+        if self.before_turn is not None:
+            self.before_turn()
         try:
             result = self.ctx.orchestrator.run_turn(self.ctx.session, text, self.ctx.sink, self.ctx.cancel)
         except SlopError as exc:

@@ -37,6 +37,7 @@ class Settings:
     home: str = ""  # user-level data dir
     debug: bool = False
     no_color: bool = False
+    mcp_config: str = ""  # --mcp-config FILE (else $SLOP_MCP_CONFIG): MCP servers to start
 
 
 def env_settings(environ: dict[str, str] | None = None) -> dict[str, object]:
@@ -55,6 +56,8 @@ def env_settings(environ: dict[str, str] | None = None) -> dict[str, object]:
         values["provider"] = env["SLOP_PROVIDER"]
     if env.get("SLOP_DB"):
         values["db_path"] = env["SLOP_DB"]
+    if env.get("SLOP_MCP_CONFIG"):
+        values["mcp_config"] = env["SLOP_MCP_CONFIG"]
     for key, name, kind in (
         ("max_retries", "SLOP_MAX_RETRIES", int),
         ("shell_timeout", "SLOP_SHELL_TIMEOUT", float),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from slop.commands import context, core, inspect, memo, model, review, session, skill
+from slop.commands import context, core, inspect, mcp, memo, model, review, session, skill
 from slop.commands.base import Registry
 
 
@@ -11,7 +11,7 @@ def build_registry() -> Registry:
     registry = Registry([
         core.make_help(ref), core.EXIT, *context.COMMANDS,
         *session.COMMANDS, *memo.COMMANDS, *skill.COMMANDS, *review.COMMANDS, *inspect.COMMANDS,
-        *model.COMMANDS,
+        *mcp.COMMANDS, *model.COMMANDS,
     ])
     ref.append(registry)
     return registry

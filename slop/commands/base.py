@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from slop.errors import CommandError
 
 if TYPE_CHECKING:
+    from slop.mcptools.manager import McpManager
     from slop.orchestrator import EventSink, Orchestrator
     from slop.providers.registry import ProviderManager
     from slop.settings import Settings
@@ -76,6 +77,7 @@ class CommandContext:
     exit_requested: bool = False
     extras: dict[str, Any] = field(default_factory=dict)
     root: Path = field(default_factory=Path.cwd)
+    mcp: McpManager | None = None  # the session's MCP servers (None: none configured)
 
 
 @dataclass(frozen=True, slots=True)
