@@ -204,5 +204,7 @@ def test_gemini_gets_the_mcp_tools_as_function_declarations(mcp_app: McpAppFacto
     assert m.notes.read_text() == "via gemini\n"
     first, second = (r.json for r in fake_llm.requests if "GenerateContent" in r.path)
     declared = {d["name"]: d for d in first["tools"][0]["functionDeclarations"]}
-    assert declared["notes__add_note"]["parametersJsonSchema"]["required"] == ["text"]
+    add = declared["notes__add_note"]
+    schema = add.get("parametersJsonSchema") or add["parameters_json_schema"]  # google-genai sends snake case
+    assert schema["required"] == ["text"] and add["description"] == "Add one note to the notes file"
     assert "noted: via gemini" in json.dumps(second["contents"])  # the result went back
