@@ -67,6 +67,7 @@ def main() -> None:
     if mode == "crash":
         print("notes server: missing NOTES_TOKEN, giving up", file=sys.stderr, flush=True)
         sys.exit(2)
+    Path(str(notes_file()) + ".pid").write_text(str(os.getpid()))
     if mode == "slow-start":
         time.sleep(float(os.environ.get("NOTES_START_DELAY", "1")))
     build().run("stdio")
