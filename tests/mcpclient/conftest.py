@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from slop.app import App, build
-from slop.approval import Ask, ApprovalPolicy
+from slop.approval import ApprovalPolicy, Ask
 from slop.settings import Settings
 from tests.fakellm import FakeLLM
 from tests.recording import Recorder
@@ -60,7 +60,9 @@ def mcp_app(tmp_path: Path, fake_llm: FakeLLM) -> Iterator[McpAppFactory]:
     ) -> McpApp:
         notes = tmp_path / "notes.txt"
         config = tmp_path / "mcp.json"
-        config.write_text(json.dumps({"mcpServers": servers if servers is not None else {"notes": notes_server(notes)}}))
+        config.write_text(
+            json.dumps({"mcpServers": servers if servers is not None else {"notes": notes_server(notes)}})
+        )
         values: dict[str, Any] = dict(
             db_path=str(tmp_path / "ledger.db"),
             home=str(tmp_path / "home"),

@@ -50,18 +50,19 @@ def test_an_unreachable_http_server_is_one_warning_line(mcp_app: McpAppFactory) 
 def test_a_server_that_never_answers_times_out(mcp_app: McpAppFactory, tmp_path: Path) -> None:
     hang = {"command": [sys.executable, "-c", "import time; time.sleep(120)"], "startup_timeout": 2}
     m = mcp_app({"stuck": hang})
-    assert mcp_warnings(m.rec) == [
-        f"MCP server 'stuck' did not start within 2 s (/mcp restart stuck; log {tmp_path / 'home' / 'mcp' / 'stuck.log'})"
-    ]
+    log = tmp_path / "home" / "mcp" / "stuck.log"
+    assert mcp_warnings(m.rec) == [f"MCP server 'stuck' did not start within 2 s (/mcp restart stuck; log {log})"]
 
 
 def test_mcp_lists_servers_state_tools_and_last_error(mcp_app: McpAppFactory, tmp_path: Path) -> None:
     notes = tmp_path / "notes.txt"
-    m = mcp_app({
-        "broken": notes_server(notes, "crash"),
-        "notes": notes_server(notes),
-        "later": notes_server(notes, enabled=False),
-    })
+    m = mcp_app(
+        {
+            "broken": notes_server(notes, "crash"),
+            "notes": notes_server(notes),
+            "later": notes_server(notes, enabled=False),
+        }
+    )
     m.app.engine.handle("/mcp")
     (table,) = m.rec.kinds("table")
     header, *rows = table.splitlines()
@@ -133,7 +134,8 @@ def test_no_mcp_sdk_is_imported_without_servers(tmp_path: Path) -> None:
         "from slop.settings import Settings\n"
         "from tests.recording import Recorder\n"
         "r = Recorder()\n"
-        f"s = Settings(db_path={str(tmp_path / 'l.db')!r}, home={str(tmp_path / 'h')!r}, project_root={str(tmp_path)!r})\n"
+        f"s = Settings(db_path={str(tmp_path / 'l.db')!r}, home={str(tmp_path / 'h')!r},"
+        f" project_root={str(tmp_path)!r})\n"
         "app = build(s, r, r, ApprovalPolicy('yes'))\n"
         "app.engine.handle('/mcp')\n"
         "app.close()\n"

@@ -113,11 +113,13 @@ def test_a_tool_reported_error_reaches_the_model_as_an_error(mcp_app: McpAppFact
 
 def test_parallel_mcp_calls_come_back_in_call_order(mcp_app: McpAppFactory, fake_llm: FakeLLM) -> None:
     m = mcp_app(max_parallel_tools=4)
-    fake_llm.enqueue_tool_calls([
-        ("notes__slow", {"seconds": 0.6}),
-        ("notes__list_notes", {}),
-        ("notes__slow", {"seconds": 0.1}),
-    ])
+    fake_llm.enqueue_tool_calls(
+        [
+            ("notes__slow", {"seconds": 0.6}),
+            ("notes__list_notes", {}),
+            ("notes__slow", {"seconds": 0.1}),
+        ]
+    )
     fake_llm.enqueue_text("done")
     m.app.engine.handle("go")
     assert [r.content for r in tool_rows(m.app)] == ["slept", "(no notes)", "slept"]
