@@ -5,7 +5,7 @@ MODE (argv[1] or NOTES_MODE): "ok" (default); "crash" exits before speaking MCP,
 reason on stderr. Tools:
 - add_note (mutating): appends a line to $NOTES_FILE
 - list_notes (readOnlyHint): the file's lines
-- slow (readOnlyHint): sleeps, writes a marker when it finishes (so a test sees it was stopped)
+- slow (readOnlyHint): sleeps; writes NOTES_FILE.slow-started / .slow-done markers (a test sees it stopped)
 - die (readOnlyHint): the server process exits mid-call
 - fail (readOnlyHint): a tool-reported error (isError)
 """
@@ -46,8 +46,9 @@ def build() -> MCPServer:
     async def slow(seconds: float) -> str:
         import anyio
 
+        Path(str(notes_file()) + ".slow-started").write_text("started")
         await anyio.sleep(seconds)
-        Path(os.environ.get("NOTES_FILE", "notes.txt") + ".slow-done").write_text("done")
+        Path(str(notes_file()) + ".slow-done").write_text("done")
         return "slept"
 
     @server.tool(description="Exit the server process", annotations=READ_ONLY)
