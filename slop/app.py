@@ -14,6 +14,7 @@ from slop.commands.base import CommandIO
 from slop.context.strategies import builtin_strategies
 from slop.context.tokens import Tokenizer, cached_counter
 from slop.engine import Engine
+from slop.mcptools.config import secret_values
 from slop.mcptools.manager import McpManager
 from slop.mcptools.setup import configured_servers, start_mcp
 from slop.orchestrator import EventSink, Orchestrator
@@ -63,9 +64,8 @@ def build(
     tools = ToolRegistry(default_tools())
     store.catalog.register_tools(tools.specs())
     # MCP servers start in the background; their tools join `tools` when they are listed.
-    mcp = start_mcp(
-        configured_servers(settings.mcp_config), tools, store.catalog.register_tools, home / "mcp", notify or io.warning
-    )
+    servers = configured_servers(settings.mcp_config)
+    mcp = start_mcp(servers, tools, store.catalog.register_tools, home / "mcp", notify or io.warning)
     context = ContextService(
         store=store,
         memos=memos,
@@ -84,7 +84,7 @@ def build(
         shell_timeout=settings.shell_timeout,
         output_cap=settings.tool_output_cap,
         max_workers=settings.max_parallel_tools,
-        secrets=secrets_of(settings),
+        secrets=secrets_of(settings) + secret_values(servers),
         on_file_read=context.source().archive.record_file_read,  # "files already read" (compact mode)
     )
     orchestrator = Orchestrator(store, context, providers, runner, step_limit=settings.step_limit)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,6 +63,21 @@ class McpServerConfig:
     def target(self) -> str:
         """What /mcp shows: the command line or the URL."""
         return self.url or " ".join(self.command)
+
+
+_SECRET_ENV = re.compile(r"TOKEN|KEY|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH", re.IGNORECASE)
+
+
+def secret_values(configs: Sequence[McpServerConfig]) -> tuple[str, ...]:
+    """Values to redact from every tool output: HTTP header values, and env values whose
+    name says they are secret (GITHUB_TOKEN, API_KEY, ...). Not other env values: a path
+    in NOTES_FILE must stay readable."""
+    values: list[str] = []
+    for config in configs:
+        values += config.headers.values()
+        values += [v for k, v in config.env.items() if _SECRET_ENV.search(k)]
+        values += [v.split(" ", 1)[1] for v in config.headers.values() if v.lower().startswith("bearer ")]
+    return tuple(v for v in values if v)
 
 
 def servers_from_mapping(servers: Mapping[str, Any], source: str = "config") -> list[McpServerConfig]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -65,13 +65,17 @@ async def connect(config: McpServerConfig, errlog: IO[str]) -> AsyncIterator[Con
     """Start (stdio) or reach (HTTP) the server and finish the MCP handshake."""
     closed = anyio.Event()
     info = Implementation(name="slop", version=__version__)
-    async with Client(_Watched(_transport(config, errlog), closed), client_info=info) as client:
-        yield Connection(client, closed)
+    async with AsyncExitStack() as stack:
+        transport = await _transport(config, errlog, stack)
+        async with Client(_Watched(transport, closed), client_info=info) as client:
+            yield Connection(client, closed)
 
 
-def _transport(config: McpServerConfig, errlog: IO[str]) -> Any:
+async def _transport(config: McpServerConfig, errlog: IO[str], stack: AsyncExitStack) -> Any:
     if config.url:
-        http = create_mcp_http_client(headers=dict(config.headers)) if config.headers else None
+        http = None
+        if config.headers:  # a client we make is ours to close; the SDK closes only its own
+            http = await stack.enter_async_context(create_mcp_http_client(headers=dict(config.headers)))
         return streamable_http_client(config.url, http_client=http)
     params = StdioServerParameters(
         command=config.command[0], args=list(config.command[1:]), env=dict(config.env) or None, cwd=config.cwd or None

@@ -2,7 +2,8 @@
 SDK's FastMCP successor). Started by slop as a subprocess: `python notes_server.py [MODE]`.
 
 MODE (argv[1] or NOTES_MODE): "ok" (default); "crash" exits before speaking MCP, with a
-reason on stderr. Tools:
+reason on stderr; "slow-start" sleeps NOTES_START_DELAY s first; "http" serves streamable
+HTTP on 127.0.0.1:$NOTES_PORT, with a `token` tool echoing the X-Notes-Token header. Tools:
 - add_note (mutating): appends a line to $NOTES_FILE
 - list_notes (readOnlyHint): the file's lines
 - slow (readOnlyHint): sleeps; writes NOTES_FILE.slow-started / .slow-done markers (a test sees it stopped)
@@ -17,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import ToolAnnotations
 
 READ_ONLY = ToolAnnotations(readOnlyHint=True)
@@ -71,6 +72,16 @@ def main() -> None:
     Path(str(notes_file()) + ".pid").write_text(str(os.getpid()))
     if mode == "slow-start":
         time.sleep(float(os.environ.get("NOTES_START_DELAY", "1")))
+    if mode == "http":
+        server = build()
+
+        @server.tool(description="The X-Notes-Token header of this request", annotations=READ_ONLY)
+        def token(ctx: Context) -> str:
+            request = ctx.request_context.request
+            return request.headers.get("x-notes-token", "(none)") if request is not None else "(no request)"
+
+        server.run("streamable-http", host="127.0.0.1", port=int(os.environ["NOTES_PORT"]))
+        return
     build().run("stdio")
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from slop.errors import ConfigError
-from slop.mcptools.config import McpServerConfig, load_mcp_file, servers_from_mapping
+from slop.mcptools.config import McpServerConfig, load_mcp_file, secret_values, servers_from_mapping
 from slop.mcptools.naming import wire_names
 from slop.mcptools.tools import normalize_schema
 from slop.tools.validate import parse_arguments
@@ -125,3 +125,15 @@ def test_schemas_keep_the_servers_rules_and_accept_free_form_maps() -> None:
     _, error = parse_arguments(schema, '{"limit": 5}')
     assert error == "Error: INVALID_ARGUMENT: missing required field 'query'"
     assert normalize_schema({}) == {"type": "object", "properties": {}}
+
+
+def test_header_values_and_secret_env_values_are_redacted_but_paths_are_not() -> None:
+    servers = servers_from_mapping(
+        {
+            "gh": {"url": "https://h/mcp", "headers": {"Authorization": "Bearer ghp_abcdefgh12345"}},
+            "db": {"command": ["db-mcp"], "env": {"DB_PASSWORD": "hunter2hunter2", "DATA_DIR": "/srv/data/dir"}},
+        }
+    )
+    secrets = secret_values(servers)
+    assert "Bearer ghp_abcdefgh12345" in secrets and "ghp_abcdefgh12345" in secrets
+    assert "hunter2hunter2" in secrets and "/srv/data/dir" not in secrets
