@@ -256,7 +256,8 @@ class McpManager:
         run = self._runs.get(server)
         name = display_name(server, tool)
         connection = run.connection if run else None
-        if run is None or connection is None or run.state != ServerState.READY or self._portal is None:
+        down = connection is None or connection.closed.is_set()  # closed: its end is being recorded
+        if run is None or down or run.state != ServerState.READY or self._portal is None:
             raise ToolFailure(ErrorCode.UNAVAILABLE, _unavailable(server, run))
         future = self._portal.start_task_soon(self._call, connection, tool, arguments)
         deadline = time.monotonic() + run.config.tool_timeout
@@ -300,7 +301,11 @@ def _call_error(server: str, name: str, exc: Exception, run: _Run) -> tuple[str,
     if isinstance(exc, ConnectionLost):
         reason = _reason(None, run.log_path if not run.config.url else None)
         tail = f": {reason}" if reason else ""
-        return ErrorCode.UNAVAILABLE, f"the MCP server '{server}' went away during {name}{tail}"
+        return (
+            ErrorCode.UNAVAILABLE,
+            f"the MCP server '{server}' went away during {name}{tail}; the user can start it again with "
+            f"/mcp restart {server}",
+        )
     if isinstance(exc, ServerError):
         return ErrorCode.FAILED_PRECONDITION, f"the MCP server '{server}' refused {name}: {exc}"
     log.exception("MCP call %s failed", name)

@@ -157,18 +157,25 @@ def test_cancel_stops_a_slow_mcp_call_and_the_server_stays_usable(mcp_app: McpAp
 def test_dead_server_tools_answer_with_a_clear_error_until_restarted(mcp_app: McpAppFactory, fake_llm: FakeLLM) -> None:
     m = mcp_app()
     fake_llm.enqueue_tool_calls([("notes__die", {})])
-    fake_llm.enqueue_tool_calls([("notes__list_notes", {})])
     fake_llm.enqueue_text("The notes server is gone.")
     outcome = m.app.engine.handle("die please")
     assert outcome.ok  # a dead server never crashes a turn
-    died, after = tool_rows(m.app)
+    (died,) = tool_rows(m.app)
     assert died.status == "error" and died.content.startswith("Error: UNAVAILABLE: the MCP server 'notes' went away")
-    assert after.content.startswith("Error: UNAVAILABLE: the MCP server 'notes' is not running (stopped")
-    assert after.content.endswith("/mcp restart notes")
+    assert died.content.endswith("/mcp restart notes")
+    deadline = time.monotonic() + 30
+    while m.state("notes") != "failed":  # the server's task records the end on its own thread
+        assert time.monotonic() < deadline, "the dead server was never noticed"
+        time.sleep(0.05)
     (warning,) = [w for w in m.rec.kinds("warning") if "MCP server" in w]
     assert warning.startswith("MCP server 'notes' stopped") and "\n" not in warning
     assert "dying on request" in warning  # the server's last stderr line says why
-    assert m.state("notes") == "failed"
+    fake_llm.enqueue_tool_calls([("notes__list_notes", {})])
+    fake_llm.enqueue_text("Still gone.")
+    m.app.engine.handle("list")
+    after = tool_rows(m.app)[-1]
+    assert after.content.startswith("Error: UNAVAILABLE: the MCP server 'notes' is not running (stopped")
+    assert after.content.endswith("/mcp restart notes")
     m.app.engine.handle("/mcp restart notes")
     assert m.state("notes") == "ready"
     assert "MCP server 'notes' running: 5 tool(s)" in m.rec.kinds("success")
