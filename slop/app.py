@@ -63,6 +63,7 @@ def build(
     providers = ProviderManager(provider_config(settings, home), b.provider_kind, b.model)
     tools = ToolRegistry(default_tools())
     store.catalog.register_tools(tools.specs())
+    store.recover_session(settings.session)  # tool calls a killed slop left unanswered
     # MCP servers start in the background; their tools join `tools` when they are listed.
     servers = configured_servers(settings.mcp_config)
     mcp = start_mcp(servers, tools, store.catalog.register_tools, home / "mcp", notify or io.warning)
