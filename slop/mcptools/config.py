@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +85,19 @@ def servers_from_mapping(servers: Mapping[str, Any], source: str = "config") -> 
     if not isinstance(servers, Mapping):
         raise ConfigError(f"{source}: mcp.servers must be a table of servers, got {type(servers).__name__}")
     return [_server(str(name), table, source) for name, table in sorted(servers.items())]
+
+
+def servers_from_records(records: Mapping[str, Any], source: str = "config") -> list[McpServerConfig]:
+    """Records with the same field names (the config file loader's `McpServer`s) -> checked
+    configs: wiring that loader in is `servers_from_records(config.mcp_servers())`."""
+    tables = {
+        name: {key: value for key in _KEYS if (value := getattr(record, key, None)) not in (None, "", (), {})}
+        for name, record in records.items()
+    }
+    return [
+        replace(config, source=getattr(records[config.name], "source", "") or source)
+        for config in servers_from_mapping(tables, source)
+    ]
 
 
 def _server(name: str, table: Any, source: str) -> McpServerConfig:

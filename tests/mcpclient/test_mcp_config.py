@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 from slop.errors import ConfigError
-from slop.mcptools.config import McpServerConfig, load_mcp_file, secret_values, servers_from_mapping
+from slop.mcptools.config import (
+    McpServerConfig,
+    load_mcp_file,
+    secret_values,
+    servers_from_mapping,
+    servers_from_records,
+)
 from slop.mcptools.naming import wire_names
 from slop.mcptools.tools import normalize_schema
 from slop.tools.validate import parse_arguments
@@ -137,3 +144,29 @@ def test_header_values_and_secret_env_values_are_redacted_but_paths_are_not() ->
     secrets = secret_values(servers)
     assert "Bearer ghp_abcdefgh12345" in secrets and "ghp_abcdefgh12345" in secrets
     assert "hunter2hunter2" in secrets and "/srv/data/dir" not in secrets
+
+
+@dataclass(frozen=True)
+class LoaderRecord:  # the shape of the config file loader's McpServer
+    name: str
+    command: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)
+    cwd: str = ""
+    url: str = ""
+    headers: dict[str, str] = field(default_factory=dict)
+    read_only: bool = False
+    read_only_tools: tuple[str, ...] = ()
+    enabled: bool = True
+    source: str = ""
+
+
+def test_records_of_the_config_loader_become_checked_configs() -> None:
+    records = {
+        "notes": LoaderRecord("notes", command=("python", "s.py"), read_only_tools=("list",), source="a.toml line 3"),
+        "gh": LoaderRecord("gh", url="https://h/mcp", enabled=False, source="b.toml line 9"),
+    }
+    gh, notes = servers_from_records(records)
+    assert (notes.command, notes.read_only_tools, notes.source) == (("python", "s.py"), ("list",), "a.toml line 3")
+    assert (gh.url, gh.enabled, gh.source) == ("https://h/mcp", False, "b.toml line 9")
+    with pytest.raises(ConfigError, match=r"\[mcp\.servers\.my\.srv\]: a server name is a letter"):
+        servers_from_records({"my.srv": LoaderRecord("my.srv", command=("x",))})
