@@ -13,6 +13,7 @@ from slop.commands.all import build_registry
 from slop.commands.base import CommandIO
 from slop.context.strategies import builtin_strategies
 from slop.context.tokens import Tokenizer, cached_counter
+from slop.debuglog import route_warnings_to_file
 from slop.engine import Engine
 from slop.mcptools.config import secret_values
 from slop.mcptools.manager import McpManager
@@ -59,6 +60,7 @@ def build(
     (an MCP server failing); default: `io.warning`."""
     b = booted or boot(settings)
     store, tokenizer, root, home = b.store, b.tokenizer, b.root, b.home
+    route_warnings_to_file(home)
     memos = open_memo_store(str(home / "memos.db"))
     providers = ProviderManager(provider_config(settings, home), b.provider_kind, b.model)
     tools = ToolRegistry(default_tools())
@@ -86,6 +88,8 @@ def build(
         output_cap=settings.tool_output_cap,
         max_workers=settings.max_parallel_tools,
         secrets=secrets_of(settings) + secret_values(servers),
+        read_only=settings.approval == "read-only",
+        pass_env=settings.pass_env,
         on_file_read=context.source().archive.record_file_read,  # "files already read" (compact mode)
     )
     orchestrator = Orchestrator(store, context, providers, runner, step_limit=settings.step_limit)
@@ -93,7 +97,7 @@ def build(
     ctx = CommandContext(
         store, memos, orchestrator, providers, settings, io, sink, session=settings.session, root=root, mcp=mcp
     )
-    engine = Engine(registry, ctx, before_turn=lambda: await_mcp_startup(mcp, ctx))
+    engine = Engine(registry, ctx, home, before_turn=lambda: await_mcp_startup(mcp, ctx))
     return App(settings, store, providers, orchestrator, registry, ctx, engine, tokenizer, root, home, mcp)
 
 
