@@ -40,6 +40,7 @@ class Settings:
     debug: bool = False
     no_color: bool = False
     verbosity: str = "normal"  # quiet | normal | full: tool output shown in the terminal (SLOP_VERBOSE)
+    mcp_config: str = ""  # --mcp-config FILE (else $SLOP_MCP_CONFIG): MCP servers to start
 
 
 def env_settings(environ: dict[str, str] | None = None) -> dict[str, object]:
@@ -63,6 +64,8 @@ def env_settings(environ: dict[str, str] | None = None) -> dict[str, object]:
         if level not in ("quiet", "normal", "full"):
             raise ConfigError(f"SLOP_VERBOSE must be quiet, normal or full, got {env['SLOP_VERBOSE']!r}")
         values["verbosity"] = level
+    if env.get("SLOP_MCP_CONFIG"):
+        values["mcp_config"] = env["SLOP_MCP_CONFIG"]
     for key, name, kind in (
         ("max_retries", "SLOP_MAX_RETRIES", int),
         ("shell_timeout", "SLOP_SHELL_TIMEOUT", float),

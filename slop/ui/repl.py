@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.application.current import get_app_or_none
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory
@@ -92,6 +93,7 @@ class Repl:
         self._queued: deque[str] = deque()  # lines typed with Enter during the last input
         self.signals = ExitSignals(self._leave_prompt)  # SIGTERM / SIGHUP: cancel the turn like Esc, then exit
         self._next_request: int | None = None  # tokens of the next request (modeline ctx)
+        self._session: PromptSession[str] | None = None
 
     # ---- the application, built in the background ----------------------------------
     def start_building(self, delay: float = 0.0) -> None:
@@ -117,7 +119,7 @@ class Repl:
             console = self._console or make_console(no_color=self.settings.no_color)
             self._io = TerminalIO(console, Renderer(console), interactive=True, keys=lambda: self.keys)
             self._io.verbosity = self.settings.verbosity
-            self._app = build(self.settings, self._io, self._io.renderer, self.policy, self.boot)
+            self._app = build(self.settings, self._io, self._io.renderer, self.policy, self.boot, notify=self._notice)
         except BaseException as exc:
             self._error = exc
         finally:
@@ -154,7 +156,7 @@ class Repl:
     # ---- the loop ------------------------------------------------------------------
     def loop(self) -> int:
         self._banner()
-        session = self._prompt_session()
+        session = self._session = self._prompt_session()
         self.start_building(BUILD_DELAY_SECONDS)
         while True:
             if self._app is not None:
@@ -324,9 +326,21 @@ class Repl:
             parts.append(("italic", "  Ctrl-C again to exit"))
         return FormattedText(parts)
 
-    # ---- approvals -----------------------------------------------------------------
+    # ---- approvals and background notices ------------------------------------------
     def _warn(self, text: str) -> None:
         self.io.warning(text)
+
+    def _notice(self, text: str) -> None:
+        """A warning from a background thread (an MCP server that failed or died): above the
+        prompt when one is being edited, so the line being typed is redrawn intact."""
+        assert self._io is not None
+        io = self._io
+        prompt = self._session.app if self._session is not None else None
+        loop = getattr(prompt, "loop", None) if prompt is not None and prompt.is_running else None
+        if loop is None:
+            io.warning(text)
+            return
+        loop.call_soon_threadsafe(lambda: run_in_terminal(lambda: io.warning(text)))
 
     def _ask_approval(self, call: ToolCall, preview: str) -> str:
         """y/yes, a/always, n/no (single key or word + Enter); Esc = no; Ctrl-C cancels the turn."""
