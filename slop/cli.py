@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -21,12 +21,20 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
 
-def build_app(settings: Settings, io: TerminalIO, sink: EventSink, approver: ApprovalPolicy, booted: Boot) -> App:
+def build_app(
+    settings: Settings,
+    io: TerminalIO,
+    sink: EventSink,
+    approver: ApprovalPolicy,
+    booted: Boot,
+    *,
+    notify: Callable[[str], None] | None = None,
+) -> App:
     """The composition root, imported on the first call: the REPL makes that call on its
     background build thread, so these heavy imports never delay the first prompt."""
     from slop.app import build
 
-    return build(settings, io, sink, approver, booted)
+    return build(settings, io, sink, approver, booted, notify=notify)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -35,7 +43,7 @@ def parser() -> argparse.ArgumentParser:
         description="A terminal coding agent whose context you can see and steer. "
         "Every message lands in a SQLite ledger.",
         epilog="Environment: OPENAI_API_KEY, OPENAI_BASE_URL, GEMINI_API_KEY/GOOGLE_API_KEY, "
-        "GOOGLE_GEMINI_BASE_URL, SLOP_MODEL, SLOP_HOME, SLOP_DB, EDITOR/VISUAL, NO_COLOR. "
+        "GOOGLE_GEMINI_BASE_URL, SLOP_MODEL, SLOP_HOME, SLOP_DB, SLOP_MCP_CONFIG, EDITOR/VISUAL, NO_COLOR. "
         "Exit codes: 0 ok, 1 provider/runtime error, 2 bad usage.",
     )
     p.add_argument(
@@ -62,6 +70,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--max-parallel-tools", type=_positive, default=4, metavar="N", help="tool workers (default 4)")
     p.add_argument("--step-limit", type=_positive, default=None, metavar="N", help="model calls per turn (default 50)")
     p.add_argument("--shell-timeout", type=float, default=None, metavar="S", help="execute_bash timeout (default 120)")
+    p.add_argument(
+        "--mcp-config", metavar="FILE", help="MCP servers to start: TOML [mcp.servers.NAME] or JSON mcpServers"
+    )
     p.add_argument("--strip-reasoning", action="store_true", help="ask routers not to return reasoning text")
     p.add_argument("--output-format", choices=("text", "json", "jsonl"), default="text", help="batch output format")
     p.add_argument("--no-color", action="store_true", help="plain output without colours")
@@ -98,6 +109,7 @@ def settings_from(args: argparse.Namespace):  # type: ignore[no-untyped-def]
         "output_format": args.output_format,
         "no_color": args.no_color or None,
         "debug": args.debug,
+        "mcp_config": args.mcp_config,
     }
     values.update({k: v for k, v in flags.items() if v is not None})
     return Settings(**values)  # type: ignore[arg-type]
@@ -114,6 +126,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         settings = settings_from(args)
+        if settings.mcp_config:  # a bad MCP file is a one-line error now, not after the prompt is up
+            from slop.mcptools.config import load_mcp_file
+
+            load_mcp_file(settings.mcp_config)
         if args.session_name == "auth" and not args.session:
             from slop.providers.auth_flow import run_auth
 

@@ -9,9 +9,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from slop.commands.meanings import meant
 from slop.errors import CommandError
 
 if TYPE_CHECKING:
+    from slop.mcptools.manager import McpManager
     from slop.orchestrator import EventSink, Orchestrator
     from slop.providers.registry import ProviderManager
     from slop.settings import Settings
@@ -76,6 +78,7 @@ class CommandContext:
     exit_requested: bool = False
     extras: dict[str, Any] = field(default_factory=dict)
     root: Path = field(default_factory=Path.cwd)
+    mcp: McpManager | None = None  # the session's MCP servers (None: none configured)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +137,8 @@ class Registry:
         if command is None:
             close = difflib.get_close_matches(name, self.names(), n=3, cutoff=0.5)
             prefix = [n for n in self.names() if n.startswith(name)] if len(name) > 1 else []
-            hints = list(dict.fromkeys(prefix[:3] + close))
+            by_meaning = meant(name, self.names())  # what other agents call it comes first
+            hints = by_meaning or list(dict.fromkeys(prefix[:3] + close))
             tip = f"; did you mean {' or '.join(hints)}?" if hints else "; /help lists the commands"
             raise CommandError(f"unknown command {name}{tip}")
         return command.handler(ctx, args.strip())
@@ -170,15 +174,3 @@ def shown(text: str, limit: int = 40) -> str:
     """A user's argument quoted for an error line: one line, clipped."""
     quoted = repr(text)
     return quoted if len(quoted) <= limit else quoted[: limit - 4] + "…" + quoted[-3:]
-
-
-def resolve_gid(ctx: CommandContext, gid: str, usage: str) -> str:
-    """A GID of the current session, or a clear error (missing, unknown, other session's)."""
-    if not gid:
-        raise usage_error(usage, "missing GID (see /message list)")
-    if ctx.store.messages.group_exists(ctx.session, gid):
-        return gid
-    owner = ctx.store.messages.group_owner(gid)
-    if owner is not None:
-        raise CommandError(f"group {gid} belongs to session '{owner}', not '{ctx.session}'")
-    raise CommandError(f"no group {gid} in session '{ctx.session}' (see /message list)")

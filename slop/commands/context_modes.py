@@ -3,7 +3,8 @@ context strategy of a session (see docs/context.md)."""
 
 from __future__ import annotations
 
-from slop.commands.base import CommandContext, parse_int, resolve_gid, usage_error
+from slop.commands.base import CommandContext, parse_int, usage_error
+from slop.commands.gids import find_gid
 from slop.context.budget import prompt_budget
 from slop.context.options import OPTIONS, option, parse_option
 from slop.errors import CommandError
@@ -123,7 +124,7 @@ def recover_cmd(ctx: CommandContext, rest: str) -> None:
 
 
 def _gid(ctx: CommandContext, rest: str, usage: str) -> str:
-    return resolve_gid(ctx, rest.strip(), usage)
+    return find_gid(ctx, rest.strip(), usage)
 
 
 def pin_cmd(ctx: CommandContext, rest: str) -> None:
