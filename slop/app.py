@@ -14,6 +14,7 @@ from slop.context.strategies import builtin_strategies
 from slop.context.tokens import Tokenizer, cached_counter
 from slop.debuglog import route_warnings_to_file
 from slop.engine import Engine
+from slop.instructions import InstructionFiles
 from slop.orchestrator import EventSink, Orchestrator
 from slop.providers.registry import ProviderManager
 from slop.settings import Settings, secrets_of
@@ -61,6 +62,7 @@ def build(
         strategies=builtin_strategies(),
         count=cached_counter(tokenizer.count),
         exact_tokens=lambda: tokenizer.exact,
+        instructions=InstructionFiles(root, Path.cwd(), home).text,
     )
     runner = ToolRunnerImpl(
         store=store,

@@ -49,6 +49,7 @@ class Snapshot:
     files_read: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()  # what the strategy chose and why
     strategy_layer: str = ""  # e.g. the ranked strategy's "history has gaps" note
+    instructions: str = ""  # the project instruction files (AGENTS.md ...), already rendered
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +96,9 @@ def build_layers(snapshot: Snapshot, config: AssemblyConfig) -> list[Layer]:
         # The tools go out once, as the request's function definitions (counted apart,
         # see definitions_tokens), not repeated as a text layer.
         ("system prompt", config.system_prompt),
+        # Stable for a whole session (until the user edits a file): next to the system
+        # prompt so a provider's prompt cache keeps the prefix.
+        ("project instructions", snapshot.instructions),
         ("skills", L.skills_layer(snapshot.skills)),
         ("history guidelines", L.GUIDELINES),
         ("strategy", snapshot.strategy_layer),
