@@ -6,6 +6,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from slop.commands.bang import is_bang, restore_pending, run_bang, take_pending, with_outputs
 from slop.commands.base import CommandContext, Proceed, Registry
 from slop.debuglog import one_line, write_crash_log
 from slop.errors import CommandError, SlopError
@@ -58,6 +59,8 @@ class Engine:
             return Outcome("empty")
         if text.startswith("/"):
             return self._command(text)
+        if is_bang(text):
+            return self._bang(text)
         return self._turn(line.rstrip())  # trailing blanks carry nothing; /context show TEXT drops them too
 
     def _command(self, text: str) -> Outcome:
@@ -77,15 +80,30 @@ class Engine:
             return self._turn(result.text)
         return Outcome("command")
 
+    def _bang(self, text: str) -> Outcome:
+        try:
+            run_bang(self.ctx, text)
+        except SlopError as exc:
+            message = single_line(str(exc))
+            self.ctx.io.error(message)
+            return Outcome("command", ok=False, error=message, usage_error=isinstance(exc, CommandError))
+        return Outcome("command")
+
     def _turn(self, text: str) -> Outcome:
         self.ctx.last_input = text
+        attached = take_pending(self.ctx)  # `!!command` outputs go in front of the message
+        if attached:
+            text = with_outputs(attached, text)
         self.ctx.cancel.clear()
         try:
             result = self.ctx.orchestrator.run_turn(self.ctx.session, text, self.ctx.sink, self.ctx.cancel)
         except SlopError as exc:
+            restore_pending(self.ctx, attached)  # nothing was stored (e.g. the session is busy)
             message = single_line(str(exc))
             self.ctx.io.error(message)
             return Outcome("turn", ok=False, error=message)
+        if result.group_id is None:
+            restore_pending(self.ctx, attached)
         # A turn the user interrupted is not a failure; one cut short by an error is.
         ok = result.ok or (result.interrupted and not result.error)
         return Outcome("turn", ok=ok, turn=result, error=result.error)
