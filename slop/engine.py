@@ -8,6 +8,7 @@ from pathlib import Path
 
 from slop.commands.bang import is_bang, restore_pending, run_bang, take_pending, with_outputs
 from slop.commands.base import CommandContext, Proceed, Registry
+from slop.commands.mentions import attach_mentions
 from slop.debuglog import one_line, write_crash_log
 from slop.errors import CommandError, SlopError
 from slop.orchestrator import TurnResult
@@ -91,6 +92,15 @@ class Engine:
 
     def _turn(self, text: str) -> Outcome:
         self.ctx.last_input = text
+        try:
+            text, files = attach_mentions(self.ctx, text)
+        except CommandError as exc:
+            message = single_line(str(exc))
+            self.ctx.io.error(message)
+            return Outcome("turn", ok=False, error=message, usage_error=True)
+        count = self.ctx.orchestrator.context.count
+        for file in files:
+            self.ctx.io.info(f"attached {file.path} ({file.kind}, {count(file.block()):,} tokens)")
         attached = take_pending(self.ctx)  # `!!command` outputs go in front of the message
         if attached:
             text = with_outputs(attached, text)

@@ -15,6 +15,7 @@ from slop.context.tokens import estimate
 from slop.context.truncate import TruncationConfig, limit_for, sandwich
 from slop.parser import parse
 from slop.records import (
+    ATTACHMENT_OPEN,
     HistoryEntry,
     Layer,
     Memo,
@@ -132,6 +133,9 @@ def history_entries(history: list[Message], config: AssemblyConfig) -> list[Hist
         if msg.role == Role.ASSISTANT and msg.status == Status.INTERRUPTED:
             entries.append(HistoryEntry(msg, msg.content + INTERRUPTED_NOTE, own + config.count(INTERRUPTED_NOTE)))
             continue
+        if msg.role == Role.USER and ATTACHMENT_OPEN in msg.content:
+            entries.append(_cut(msg, own, config.truncation.attachment_limit))
+            continue
         if msg.role != Role.TOOL:
             entries.append(HistoryEntry(msg, msg.content, own))
             continue
@@ -140,13 +144,17 @@ def history_entries(history: list[Message], config: AssemblyConfig) -> list[Hist
             continue
         in_active = msg.id in rank_from_end
         limit = limit_for(rank_from_end.get(msg.id, 0), in_active, config.truncation)
-        text = sandwich(msg.content, limit, msg.id)
-        if text is msg.content:
-            entries.append(HistoryEntry(msg, text, own))
-        else:
-            scaled = max(1, round(own * len(text) / max(1, len(msg.content))))
-            entries.append(HistoryEntry(msg, text, scaled, truncated=True))
+        entries.append(_cut(msg, own, limit))
     return entries
+
+
+def _cut(msg: Message, own: int, limit: int) -> HistoryEntry:
+    """The row whole, or its head and tail around the query_db hint that pages the rest."""
+    text = sandwich(msg.content, limit, msg.id)
+    if text is msg.content:
+        return HistoryEntry(msg, text, own)
+    scaled = max(1, round(own * len(text) / max(1, len(msg.content))))
+    return HistoryEntry(msg, text, scaled, truncated=True)
 
 
 PAGED_TOOLS = ("query_db",)  # tools whose results are pages the model asked for
