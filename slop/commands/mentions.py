@@ -20,7 +20,7 @@ from slop.errors import CommandError
 from slop.records import ATTACHMENT_OPEN
 from slop.tools.base import ToolContext, ToolFailure
 from slop.tools.files import read_file
-from slop.tools.listing import list_directory
+from slop.tools.listing import SKIP_DIRS, list_directory
 from slop.tools.paths import display, resolve
 
 # `@` at the start or after whitespace/an opening bracket; the path runs to the next blank.
@@ -88,3 +88,32 @@ def _attach(tool_ctx: ToolContext, raw: str) -> Attachment:
         return Attachment(display(tool_ctx, real), "file", read_file({"path": raw}, tool_ctx).text)
     except ToolFailure as exc:
         raise CommandError(f"@{raw}: {exc} (nothing sent)") from None
+
+
+MAX_COMPLETIONS = 50
+
+
+def complete_mention(root: Path, allowed: tuple[Path, ...], partial: str) -> list[str]:
+    """Paths that `@partial` may complete to: entries of its folder starting with its last
+    part, folders with a trailing slash, hidden ones only when asked for, never outside the
+    root or the allowed directories."""
+    folder_part, _, stem = partial.rpartition("/")
+    base = Path(os.path.expanduser(folder_part or ".")) if partial.startswith(("/", "~")) else root / folder_part
+    try:
+        real = base.resolve()
+        bases = [root.resolve(), *(p.resolve() for p in allowed)]
+        if not any(real == b or b in real.parents for b in bases):
+            return []
+        entries = sorted(real.iterdir(), key=lambda p: p.name)
+    except OSError:
+        return []
+    prefix = f"{folder_part}/" if folder_part or partial.startswith("/") else ""
+    found = []
+    for entry in entries:
+        name = entry.name
+        if not name.startswith(stem) or (name.startswith(".") and not stem.startswith(".")) or name in SKIP_DIRS:
+            continue
+        found.append(prefix + name + ("/" if entry.is_dir() else ""))
+        if len(found) >= MAX_COMPLETIONS:
+            break
+    return found

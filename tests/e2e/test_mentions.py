@@ -78,3 +78,22 @@ def test_a_big_file_is_stored_whole_and_sent_cut_with_a_page_query(
     assert "line 00750" in stored  # the ledger keeps the whole file
     start = int(page.group(2))
     assert chunk == stored[start - 1 : start - 1 + 4000]  # the hint pages exactly the part not shown
+
+
+def test_tab_completes_paths_after_at_in_a_real_terminal(term, fake_llm: FakeLLM, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    project = tmp_path / "project"
+    (project / "src").mkdir()
+    (project / "src" / "websocket_server.py").write_text("PORT = 8443\n")
+    fake_llm.enqueue_text("It listens on 8443.")
+    t = term()
+    t.prompt()
+    t.type("which port does @sr\t")
+    t.expect("c/")  # the screen gets the completed rest of "src/"
+    t.type("we\t")
+    t.expect("bsocket_server.py")
+    t.enter(" use")
+    t.expect(r"attached src/websocket_server.py \(file")
+    t.expect("It listens on 8443")
+    assert "PORT = 8443" in last_sent(fake_llm)
+    [(content,)] = t.rows("SELECT content FROM messages WHERE role='user'")
+    assert str(content).startswith("which port does @src/websocket_server.py use")
