@@ -171,6 +171,8 @@ class Orchestrator:
             for line in upkeep.report:  # compaction by the compact / relevance strategies
                 sink.info(line)
             prompt = self.context.prompt(session, provider.strategy, provider.model)
+            for line in self.context.announce_new_memos():
+                sink.warning(line)
             reply = self._call(provider, prompt, sink, cancel)
             if isinstance(reply, TurnResult):
                 reply.group_id = gid
