@@ -46,7 +46,7 @@ def run_bang(ctx: CommandContext, text: str) -> None:
     if not attach:
         exec_cmd(ctx, command)
         return
-    output, code, problem = run_user_command(command, ctx.root, ctx.settings.shell_timeout)
+    output, code, problem = run_user_command(command, ctx.root, ctx.settings.shell_timeout, ctx.cancel)
     show_exec_result(ctx, command, output, code, problem)
     pending: list[ShellOutput] = ctx.extras.setdefault(PENDING_KEY, [])
     pending.append(ShellOutput(command, output, code, problem))
