@@ -17,6 +17,7 @@ from slop.context.tokens import Tokenizer, cached_counter
 from slop.debuglog import route_warnings_to_file
 from slop.engine import Engine
 from slop.errors import StoreError
+from slop.instructions import InstructionFiles
 from slop.mcptools.config import secret_values
 from slop.mcptools.manager import McpManager
 from slop.mcptools.setup import configured_servers, start_mcp
@@ -102,6 +103,7 @@ def build(
         strategies=builtin_strategies(),
         count=counter,
         exact_tokens=lambda: tokenizer.exact,
+        instructions=InstructionFiles(root, Path.cwd(), home).text,
     )
     runner = ToolRunnerImpl(
         store=store,
