@@ -47,7 +47,10 @@ def parser() -> argparse.ArgumentParser:
         "Exit codes: 0 ok, 1 provider/runtime error, 2 bad usage.",
     )
     p.add_argument(
-        "session_name", nargs="?", help="session to open (default: 'default'); 'auth' signs in to Gemini Code Assist"
+        "session_name",
+        nargs="?",
+        help="session to open (default: 'default'); 'auth' signs in to Gemini Code Assist, "
+        "'logs' lists the project's recent sessions",
     )
     p.add_argument("--version", action="store_true", help="print the version and exit")
     p.add_argument("--session", help="session to open")
@@ -91,7 +94,7 @@ def settings_from(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     from slop.settings import Settings, env_settings
 
     values = env_settings()
-    session = args.session or (args.session_name if args.session_name != "auth" else None) or "default"
+    session = args.session or (args.session_name if args.session_name not in ("auth", "logs") else None) or "default"
     flags = {
         "session": session,
         "prompt": args.prompt,
@@ -134,6 +137,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from slop.providers.auth_flow import run_auth
 
             return run_auth(settings)
+        if args.session_name == "logs" and not args.session:
+            from slop.logs import run_logs
+
+            return run_logs(settings)
         if settings.prompt is not None:
             from slop.runbatch import run_batch
 

@@ -1,23 +1,20 @@
 """The interactive prompt: prompt_toolkit input, modeline, keys, and the turn loop.
 
-Start-up is split so the prompt is on screen fast: `slop.boot` (ledger, provider
-detection) is enough for the banner and the modeline; the rest of the application
-(commands, tools, orchestrator, markdown renderer) is built on a background thread
-once the prompt is drawn, and the provider SDK is warmed up after it. Those imports
-are function-local on purpose: they are the heavy part of start-up. The composition
-root (`slop.app.build`) is handed in by the caller as an `AppBuilder`: the ui sits
-below it and knows the application only as the `Application` it uses."""
+The prompt is drawn from `slop.boot` (ledger, provider detection); the rest of the app is
+built on a background thread once it is on screen (those function-local imports are the
+heavy part of start-up), by the `AppBuilder` the caller hands in: the ui sits below the
+composition root and knows the application only as an `Application` (`ui/appface.py`)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Protocol
+from typing import IO, TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import run_in_terminal
@@ -29,25 +26,22 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from slop import __version__
 from slop.approval import ApprovalPolicy
 from slop.boot import Boot, boot
-from slop.context.budget import prompt_budget
 from slop.debuglog import one_line, write_crash_log
 from slop.errors import Cancelled, Terminated
 from slop.providers.registry import preload_sdk
 from slop.records import Role, Status, ToolCall
 from slop.settings import Settings, private_file
+from slop.ui.appface import AppBuilder, Application
 from slop.ui.completion import LazyCompleter
 from slop.ui.keys import Question, TurnKeys
+from slop.ui.modeline import modeline_text
 from slop.ui.sanitise import HIDDEN_WARNING, has_hidden, visible
 from slop.ui.signals import ExitSignals
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from slop.commands import CommandContext, Registry
-    from slop.context.tokens import Tokenizer
-    from slop.engine import Engine, Outcome
-    from slop.orchestrator import EventSink, Orchestrator
-    from slop.providers.registry import ProviderManager
+    from slop.engine import Outcome
     from slop.ui.terminal_io import TerminalIO
 
 DOUBLE_CTRL_C_SECONDS = 2.0
@@ -59,42 +53,6 @@ NO_PROVIDER_HINT = (
     "slash commands work meanwhile"
 )
 DIM, CYAN, GREEN, YELLOW, RESET = "\x1b[2m", "\x1b[36m", "\x1b[1;32m", "\x1b[33m", "\x1b[0m"
-
-
-class Application(Protocol):
-    """What the REPL uses of the application the composition root wires."""
-
-    @property
-    def ctx(self) -> CommandContext: ...
-    @property
-    def engine(self) -> Engine: ...
-    @property
-    def orchestrator(self) -> Orchestrator: ...
-    @property
-    def registry(self) -> Registry: ...
-    @property
-    def providers(self) -> ProviderManager: ...
-    @property
-    def tokenizer(self) -> Tokenizer: ...
-    @property
-    def home(self) -> Path: ...
-    def load_tokenizer_in_background(self, then: Callable[[], None] = ...) -> None: ...
-    def close(self) -> None: ...
-
-
-class AppBuilder(Protocol):
-    """The composition root as the REPL calls it (`slop.cli.build_app`)."""
-
-    def __call__(
-        self,
-        settings: Settings,
-        io: TerminalIO,
-        sink: EventSink,
-        approver: ApprovalPolicy,
-        booted: Boot,
-        *,
-        notify: Callable[[str], None] | None = None,
-    ) -> Application: ...
 
 
 def run_repl(settings: Settings, build: AppBuilder) -> int:
@@ -343,28 +301,7 @@ class Repl:
         store = self.boot.store
         session = app.ctx.session if app else self.settings.session
         label = app.providers.label if app else self.boot.model_label
-        info = store.sessions.get(session)
-        window = "all" if info.context_size == 0 else str(info.context_size)
-        skills = ",".join(info.active_skills) or "default"
-        budget = prompt_budget(label, info.budget)
-        if self._next_request is not None and app is not None:
-            size = self._next_request
-        else:  # still starting: the last call's size until the next request is measured
-            last = store.usage.last(session)
-            size = last.prompt_tokens if last else 0
-        fill = f"{_k(size)}/{_k(budget)}"
-        total = _k(store.usage.session_total(session))
-        text = fit_modeline(
-            [
-                f"slop <W:{window} M:{label} P:{skills} S:{session} T:{info.throttle:g}s> "
-                f"mode:{info.context_mode} ctx {fill} · session {total} tok",
-                f"slop <W:{window} M:{label} S:{session}> {info.context_mode} ctx {fill} · {total} tok",
-                f"slop <W:{window} M:{label} S:{session}> ctx {fill}",
-                f"slop <W:{window} M:{label}> ctx {fill}",
-                f"slop <W:{window}> ctx {fill}",
-            ],
-            _columns(),
-        )
+        text = modeline_text(store, session, label, self._next_request if app is not None else None)
         parts = [("", text)]
         if time.monotonic() - self._last_ctrl_c < DOUBLE_CTRL_C_SECONDS:
             parts.append(("italic", "  Ctrl-C again to exit"))
@@ -450,32 +387,10 @@ class Repl:
             self._app.load_tokenizer_in_background(then=self._measure_next_request)  # ctx: exact now
 
 
-def fit_modeline(forms: list[str], columns: int) -> str:
-    """The most detailed form that fits: narrow terminals drop the lesser fields first and
-    keep the context fill (`ctx`), which matters most while working."""
-    for form in forms:
-        if len(form) < columns:
-            return form
-    return forms[-1]
-
-
-def _columns() -> int:
-    app = get_app_or_none()
-    if app is None:  # no prompt running (the modeline built directly): no width to fit
-        return 1000
-    return app.output.get_size().columns
-
-
 def _private_history(path: Path) -> Path:
-    try:
+    with contextlib.suppress(OSError):  # an unwritable $SLOP_HOME: prompt_toolkit says so when it saves
         private_file(path)  # what the user typed: 0600, like the ledger
-    except OSError:
-        pass  # an unwritable $SLOP_HOME: prompt_toolkit reports it when it saves
     return path
-
-
-def _k(n: int) -> str:
-    return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
 
 
 def _short(path: Path) -> str:
