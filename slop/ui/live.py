@@ -63,15 +63,7 @@ class LiveRegion:
 
     def show(self) -> None:
         if self._live is None:
-            self._live = Live(
-                self._view,
-                console=self._console,
-                auto_refresh=False,
-                transient=True,
-                redirect_stdout=False,
-                redirect_stderr=False,
-                vertical_overflow="crop",
-            )
+            self._live = transient_live(self._view, self._console)
             self._live.start(refresh=False)
         now = self._clock()
         if now >= self._next_refresh:
@@ -88,3 +80,17 @@ class LiveRegion:
         self._view.hidden = True
         live, self._live = self._live, None
         live.stop()
+
+
+def transient_live(renderable: RenderableType, console: Console) -> Live:
+    """A live region redrawn only when asked and erased when it stops: slop decides when
+    to refresh (rich's own timer would redraw mid-write), and output never lingers."""
+    return Live(
+        renderable,
+        console=console,
+        auto_refresh=False,
+        transient=True,
+        redirect_stdout=False,
+        redirect_stderr=False,
+        vertical_overflow="crop",
+    )
