@@ -54,7 +54,8 @@ class StoreHistory:
     def recent_messages(self, session_id: str, n: int) -> list[Message]:
         """The session's last `n` visible messages, oldest first."""
         rows = self._db.tuples(
-            f"SELECT {_COLUMNS} FROM messages WHERE session_id=? AND status NOT IN {_HIDDEN} ORDER BY id DESC LIMIT ?",
+            f"SELECT {_COLUMNS} FROM messages INDEXED BY idx_messages_session WHERE session_id=?"
+            f" AND status NOT IN {_HIDDEN} ORDER BY id DESC LIMIT ?",
             (session_id, n),
         )
         return to_messages(rows[::-1])
@@ -62,7 +63,8 @@ class StoreHistory:
     def latest_user(self, session_id: str) -> Message | None:
         """The latest visible user message: the current request."""
         rows = self._db.tuples(
-            f"SELECT {_COLUMNS} FROM messages WHERE session_id=? AND role=? AND status NOT IN {_HIDDEN}"
+            f"SELECT {_COLUMNS} FROM messages INDEXED BY idx_messages_session WHERE session_id=? AND role=?"
+            f" AND status NOT IN {_HIDDEN}"
             " ORDER BY id DESC LIMIT 1",
             (session_id, Role.USER),
         )
@@ -71,7 +73,8 @@ class StoreHistory:
     def first_user(self, session_id: str) -> Message | None:
         """The session's first visible user message: the original request."""
         rows = self._db.tuples(
-            f"SELECT {_COLUMNS} FROM messages WHERE session_id=? AND role=? AND status NOT IN {_HIDDEN}"
+            f"SELECT {_COLUMNS} FROM messages INDEXED BY idx_messages_session WHERE session_id=? AND role=?"
+            f" AND status NOT IN {_HIDDEN}"
             " ORDER BY id LIMIT 1",
             (session_id, Role.USER),
         )
@@ -140,8 +143,13 @@ class StoreHistory:
         reset_files: bool = False,
     ) -> tuple[str, int]:
         return self.archive.compact(
-            session_id, message_ids, summary, kind=kind, anchor_message_id=anchor_message_id,
-            tokens_before=tokens_before, reset_files=reset_files,
+            session_id,
+            message_ids,
+            summary,
+            kind=kind,
+            anchor_message_id=anchor_message_id,
+            tokens_before=tokens_before,
+            reset_files=reset_files,
         )
 
     def set_compaction_tokens(self, summary_message_id: int, tokens_after: int) -> None:

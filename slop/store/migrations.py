@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from slop.store.archive import M003_CONTEXT_ARCHIVE
 from slop.store.db import Database
-from slop.store.search import M002_HISTORY_SEARCH
+from slop.store.search import M002_HISTORY_SEARCH, M005_SCOPED_SEARCH
 
 M001_INITIAL = """
 CREATE TABLE IF NOT EXISTS messages (
@@ -97,7 +97,13 @@ CREATE TABLE IF NOT EXISTS tools (
 # every model call does not have to parse each row's provider JSON again.
 M004_CALL_IDS = "ALTER TABLE messages ADD COLUMN call_ids TEXT;"
 
-MIGRATIONS: tuple[str, ...] = (M001_INITIAL, M002_HISTORY_SEARCH, M003_CONTEXT_ARCHIVE, M004_CALL_IDS)
+MIGRATIONS: tuple[str, ...] = (
+    M001_INITIAL,
+    M002_HISTORY_SEARCH,
+    M003_CONTEXT_ARCHIVE,
+    M004_CALL_IDS,
+    M005_SCOPED_SEARCH,
+)
 
 
 def schema_version(db: Database) -> int:
