@@ -199,7 +199,8 @@ class Messages:
         if not gids:
             return ""
         row = self._db.execute(
-            "SELECT content FROM messages WHERE session_id=? AND group_id=? AND role='user' ORDER BY id LIMIT 1",
+            f"SELECT content FROM messages {_BY_GROUP} WHERE session_id=? AND group_id=? AND role='user'"
+            " ORDER BY id LIMIT 1",
             (session_id, gids[0]),
         ).fetchone()
         return row[0] if row else ""

@@ -100,8 +100,6 @@ CREATE TRIGGER history_fts_update AFTER UPDATE OF content, session_id, role ON m
 END;
 INSERT INTO history_fts(rowid, content, scope)
     SELECT id, {_searchable("")}, {_SCOPE.format(row="")} FROM messages;
--- (session_id, rowid): the session's latest / first rows without walking the session
-CREATE INDEX IF NOT EXISTS idx_messages_session ON messages(session_id);
 """
 
 
@@ -173,19 +171,26 @@ class HistorySearch:
     def __init__(self, db: Database) -> None:
         self._db = db
 
-    def groups(self, session_id: str, fts_query: str, limit: int, *, archived: bool = False) -> list[GroupHit]:
+    def groups(
+        self, session_id: str, fts_query: str, limit: int, *, archived: bool = False, newest: int = 0
+    ) -> list[GroupHit]:
         """The session's groups matching `fts_query`, best first.
 
         Visible groups by default; `archived=True` searches cold storage instead (the
-        relevance strategy's dropped groups). A malformed query finds nothing."""
+        relevance strategy's dropped groups). `newest` > 0 bounds the work: only the
+        session's `newest` most recent matching messages are ranked (BM25 costs ~10-20 µs
+        per match, so an unbounded search grows with the session). A malformed query
+        finds nothing."""
         if not fts_query.strip() or limit <= 0:
             return []
+        match = scoped(session_id, fts_query)
         status = f"m.status = '{Status.ARCHIVED}'" if archived else f"m.status NOT IN {_HIDDEN}"
+        since = self._newest_bound(match, newest)
         rows = self._safe_query(
             "SELECT m.group_id AS gid, MIN(f.rank) AS score FROM history_fts f CROSS JOIN messages m ON m.id = f.rowid"
-            f" WHERE history_fts MATCH ? AND m.session_id = ? AND m.group_id IS NOT NULL AND {status}"
+            f" WHERE history_fts MATCH ? AND f.rowid >= ? AND m.session_id = ? AND m.group_id IS NOT NULL AND {status}"
             " GROUP BY m.group_id ORDER BY score LIMIT ?",
-            (scoped(session_id, fts_query), session_id, limit),
+            (match, since, session_id, limit),
         )
         return [GroupHit(r["gid"], float(r["score"])) for r in rows]
 
@@ -213,6 +218,17 @@ class HistorySearch:
             )
             for r in rows
         ]
+
+    def _newest_bound(self, match: str, newest: int) -> int:
+        """The smallest rowid among the `newest` latest matches (0 = no bound): walking
+        the doclists backwards by rowid costs no ranking, so this is cheap."""
+        if newest <= 0:
+            return 0
+        rows = self._safe_query(
+            "SELECT rowid FROM history_fts WHERE history_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+            (match, newest - 1),
+        )
+        return int(rows[0][0]) if rows else 0
 
     def _safe_query(self, sql: str, params: tuple[object, ...]) -> list[sqlite3.Row]:
         try:
