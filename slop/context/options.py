@@ -33,6 +33,8 @@ OPTIONS: dict[str, Option] = {
         Option("ranked_candidates", 50, int, 1, 1000, "ranked", "FTS hits and recent groups ranked per request"),
         Option("ranked_search_limit", 500, int, 0, 10_000_000, "ranked",
                "matching messages BM25 ranks per search, newest first (0 = all; bounds the cost)"),
+        Option("ranked_recent_share", 1.0, float, 0, 1, "ranked",
+               "share of the budget the most recent groups get first, before the ranked ones"),
         Option("ranked_expansion_terms", 5, int, 0, 50, "ranked",
                "query expansion: words taken from the top 3 hits (0 = off)"),
         Option("ranked_expansion_weight", 1.0, float, 0, 100, "ranked", "RRF weight of the expanded-query ranking"),

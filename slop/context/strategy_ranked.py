@@ -47,6 +47,7 @@ GAPS_LAYER = (
 
 _FILL_BATCH = 50
 _FEEDBACK_GROUPS = 3  # top hits whose words expand the query
+_POINTING_HITS = 10  # top BM25 hits that decide how much the recent flow gets
 _MIN_ROOM = 16  # tokens: below this nothing more fits
 TAIL_FACTOR = 4  # BM25 hits beyond the fused candidates may still fill the budget
 
@@ -184,6 +185,14 @@ class RankedStrategy:
                 mandatory.append(gid)
 
         room = budget - MARKER_TOKENS - estimate(GAPS_LAYER) if budget > 0 else 0
+        share = float(option(session, "ranked_recent_share"))
+        recent_note = ""
+        if room > 0 and share > 0:  # the recent flow first, as far as the search points there
+            block, pointed = self._recent_block(source, sid, current, recent, mandatory, hits, room, share)
+            mandatory += block
+            recent_note = (f"Recent flow first: {pointed:.0%} of the top search hits (by rank weight) are in the "
+                           f"recent window, so the {len(block)} most recent group(s) take up to "
+                           f"{pointed**2 * share:.0%} of the budget.")
         cap = session.context_size  # the original's "top N groups"; 0 = as many as fit
         order_of_preference = [r.group_id for r in ranked] + tail  # then further BM25 hits, beyond the fused ones
         chosen, used, loaded = self._fill(source, sid, current, mandatory, order_of_preference, room, cap)
@@ -195,6 +204,8 @@ class RankedStrategy:
         messages = source.messages_of_groups(sid, order, include_ungrouped=True)
         gaps = bool(order) and sorted(order, reverse=True) != source.last_group_ids(sid, len(order))
         notes = self._notes(terms, hits, ranked, mandatory, chosen, filled, order, gaps, budget)
+        if recent_note:
+            notes.insert(1, recent_note)
         if extra:
             notes.insert(
                 1,
@@ -238,6 +249,40 @@ class RankedStrategy:
             if room > 0 and room - used < _MIN_ROOM:
                 break
         return chosen, used, loaded
+
+    def _recent_block(
+        self, source: HistorySource, sid: str, current: str | None, recent: list[str], mandatory: list[str],
+        hits: list[str], room: int, share: float,
+    ) -> tuple[list[str], float]:
+        """The most recent groups, newest first, in a share of the room that follows the
+        search: `pointed` = the part of the top BM25 hits that lie in what a plain window
+        would hold. A follow-up on recent work (hits recent) gets the recent flow intact,
+        paraphrases included, which no search finds; a question about old turns (hits
+        old) leaves the room to the ranking. Returns (groups, pointed)."""
+        loaded = group_map(source.messages_of_groups(sid, [g for g in dict.fromkeys([*mandatory, *recent]) if g]))
+        used = sum(group_cost(loaded.get(g, []), active=g == current) for g in mandatory)
+        window: list[str] = []  # what the plain window would hold in the whole room
+        total = used
+        for gid in recent:
+            if gid in mandatory:
+                continue
+            total += group_cost(loaded.get(gid, []), active=False)
+            if total > room:
+                break
+            window.append(gid)
+        top = hits[:_POINTING_HITS]
+        inside = set(window)
+        weights = [1 / (1 + i) for i in range(len(top))]  # the best hits say the most
+        pointed = sum(w for w, g in zip(weights, top, strict=True) if g in inside) / sum(weights) if top else 1.0
+        limit = int(room * share * pointed**2)  # a few recent hits among old ones move little
+        block: list[str] = []
+        for gid in window:
+            size = group_cost(loaded.get(gid, []), active=False)
+            if used + size > limit:
+                break
+            block.append(gid)
+            used += size
+        return block, pointed
 
     def _fill_recent(
         self,
