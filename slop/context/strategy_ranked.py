@@ -187,7 +187,9 @@ class RankedStrategy:
         room = budget - MARKER_TOKENS - estimate(GAPS_LAYER) if budget > 0 else 0
         share = float(option(session, "ranked_recent_share"))
         recent_note = ""
-        if room > 0 and share > 0:  # the recent flow first, as far as the search points there
+        # The recent flow first, as far as the search points there; only when the budget
+        # decides how many groups go in (window 0): a window of N means "the top N groups".
+        if room > 0 and share > 0 and session.context_size <= 0:
             block, pointed = self._recent_block(source, sid, current, recent, mandatory, hits, room, share)
             mandatory += block
             recent_note = (f"Recent flow first: {pointed:.0%} of the top search hits (by rank weight) are in the "

@@ -36,6 +36,7 @@ from slop.records import Message, SessionInfo
 
 KEEP, SUMMARIZE, DROP = "KEEP", "SUMMARIZE", "DROP"
 SUMMARY_WORDS = 370  # memfas' summary_target_tokens = 500
+AUTO_RECOVER_MAX = 5  # groups brought back from cold storage per request, at most
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,12 +86,16 @@ def utc_now() -> datetime:
     return datetime.now(timezone.utc).replace(tzinfo=None)
 
 
-def similarities(source: HistorySource, session_id: str, query: str, limit: int) -> dict[str, float]:
-    """BM25 similarity of visible groups to the query's informative words, scaled to 0..1."""
+def similarities(
+    source: HistorySource, session_id: str, query: str, limit: int, current: str | None = None
+) -> dict[str, float]:
+    """BM25 similarity of visible groups to the query's informative words, scaled to 0..1
+    against the best group other than the current one: the current group holds the
+    request itself, so scaled against it no other group could ever reach KEEP."""
     terms = informative_terms(query)
     if not terms or limit <= 0:
         return {}
-    hits = source.search_groups(session_id, fts_query(terms), limit)
+    hits = [(g, s) for g, s in source.search_groups(session_id, fts_query(terms), limit + 1) if g != current]
     best = min((s for _, s in hits), default=0.0)
     if best >= 0:
         return {g: 1.0 for g, _ in hits}
@@ -134,9 +139,13 @@ def classify(
         drops = sorted((s for s in out if s.action == DROP), key=lambda s: (-s.score, s.group_id))
         promote = {s.group_id for s in drops[: w.min_keep - staying]}
         out = [
-            replace(s, action=KEEP if s.group_id in no_summary else SUMMARIZE,
-                    reason=f"promoted: at least {w.min_keep} groups stay")
-            if s.group_id in promote else s
+            replace(
+                s,
+                action=KEEP if s.group_id in no_summary else SUMMARIZE,
+                reason=f"promoted: at least {w.min_keep} groups stay",
+            )
+            if s.group_id in promote
+            else s
             for s in out
         ]
     return out
@@ -150,20 +159,29 @@ class RelevanceStrategy:
 
     def select(self, source: HistorySource, session: SessionInfo, query: str, budget: int) -> Selection:
         sid = session.name
+        query = request_text(source, sid, query)
         rows = place_summaries(source.window(sid, 0), source.active_summaries(sid))
         groups = group_map(rows)
         w = Weights.of(session)
         trigger = float(option(session, "relevance_trigger"))
-        notes = [f"Strategy relevance: the whole visible history ({len(groups)} group(s)); at {trigger:.0%} of the "
-                 f"budget groups are scored (similarity x {w.similarity:g} + recency up to {w.recency_bonus:g}, "
-                 f"half-life {w.half_life_hours:g} h + {w.importance_bonus:g} if pinned) and kept (>= {w.keep:g}), "
-                 f"summarized, or dropped to cold storage (<= {w.cutoff:g})."]
+        notes = [
+            f"Strategy relevance: the whole visible history ({len(groups)} group(s)); at {trigger:.0%} of the "
+            f"budget groups are scored (similarity x {w.similarity:g} + recency up to {w.recency_bonus:g}, "
+            f"half-life {w.half_life_hours:g} h + {w.importance_bonus:g} if pinned) and kept (>= {w.keep:g}), "
+            f"summarized, or dropped to cold storage (<= {w.cutoff:g})."
+        ]
         scored = self._classified(source, session, query, rows, w)
         if scored:
             shown = sorted(scored, key=lambda s: -s.score)[:15]
-            notes.append("Scores for the current request (sim + recency + importance = score -> action): " + "; ".join(
-                f"{s.group_id} {s.similarity:.2f}+{s.recency:.2f}+{s.importance:.2f}={s.score:.2f} -> {s.action}"
-                for s in shown) + (" …" if len(scored) > len(shown) else "") + ".")
+            notes.append(
+                "Scores for the current request (sim + recency + importance = score -> action): "
+                + "; ".join(
+                    f"{s.group_id} {s.similarity:.2f}+{s.recency:.2f}+{s.importance:.2f}={s.score:.2f} -> {s.action}"
+                    for s in shown
+                )
+                + (" …" if len(scored) > len(shown) else "")
+                + "."
+            )
         pinned = source.pinned_groups(sid)
         if pinned:
             notes.append("Pinned: " + ", ".join(sorted(pinned)) + ".")
@@ -175,7 +193,7 @@ class RelevanceStrategy:
         sid = session.name
         groups = group_map(rows)
         current = current_group(rows)
-        sims = similarities(source, sid, query, len(groups))
+        sims = similarities(source, sid, query, len(groups), current)
         pinned = source.pinned_groups(sid)
         scores = score_groups(groups, sims, pinned, self.clock(), w)
         latest = source.latest_user(sid)
@@ -200,12 +218,15 @@ class RelevanceStrategy:
         if budget <= 0:
             return Maintenance()
         history.expire_archive(sid)
+        query = request_text(history, sid, query)
+        back = recover_relevant(history, session, query)
         trigger = float(option(session, "relevance_trigger"))
         used = measure()
+        came_back = (f"relevance: {len(back)} group(s) back from cold storage for this request: {', '.join(back)}",)
         if not force and used < trigger * budget:
-            return Maintenance()
+            return Maintenance(bool(back), came_back if back else ())
         if not force and not informative_terms(query):
-            return Maintenance()  # "continue": nothing to score against; wait for a real request
+            return Maintenance(bool(back), came_back if back else ())  # "continue": nothing to score against
         w = Weights.of(session)
         rows = place_summaries(history.window(sid, 0), history.active_summaries(sid))
         groups = group_map(rows)
@@ -229,12 +250,32 @@ class RelevanceStrategy:
             if force:
                 report.append("relevance compaction: nothing to drop or summarize; nothing changed")
             return Maintenance(False, tuple(report) if force or report else ())
-        return self._apply(history, sid, query, groups, drops, band if summary else [], summary, used, measure,
-                           float(option(session, "archive_days")), report)
+        return self._apply(
+            history,
+            sid,
+            query,
+            groups,
+            drops,
+            band if summary else [],
+            summary,
+            used,
+            measure,
+            float(option(session, "archive_days")),
+            report,
+        )
 
     def _apply(
-        self, history: HistoryEditor, sid: str, query: str, groups: dict[str | None, list[Message]],
-        drops: list[GroupScore], band: list[GroupScore], summary: str, used: int, measure: Measure, days: float,
+        self,
+        history: HistoryEditor,
+        sid: str,
+        query: str,
+        groups: dict[str | None, list[Message]],
+        drops: list[GroupScore],
+        band: list[GroupScore],
+        summary: str,
+        used: int,
+        measure: Measure,
+        days: float,
         report: list[str],
     ) -> Maintenance:
         applied = False
@@ -250,7 +291,12 @@ class RelevanceStrategy:
                 ids = [m.id for s in band for m in groups.get(s.group_id, [])]
                 text = f"{SUMMARY_TITLE} (groups {', '.join(s.group_id for s in band)})\n{summary}"
                 summary_gid, summary_id = history.compact(
-                    sid, ids, text, kind="relevance", anchor_message_id=min(ids) if ids else None, tokens_before=used,
+                    sid,
+                    ids,
+                    text,
+                    kind="relevance",
+                    anchor_message_id=min(ids) if ids else None,
+                    tokens_before=used,
                 )
             after = measure()
             if after >= used:
@@ -260,14 +306,25 @@ class RelevanceStrategy:
             for s in drops:
                 history.log(sid, "drop", f"score {s.score:.2f} ({s.reason}); prompt: {query[:120]}", s.group_id)
             if band:
-                history.log(sid, "summarize", f"{len(band)} group(s): " + ", ".join(
-                    f"{s.group_id} ({s.score:.2f})" for s in band), summary_gid)
-            history.log(sid, "relevance", f"{len(drops)} dropped to cold storage, {len(band)} summarized",
-                        summary_gid, used, after)
+                history.log(
+                    sid,
+                    "summarize",
+                    f"{len(band)} group(s): " + ", ".join(f"{s.group_id} ({s.score:.2f})" for s in band),
+                    summary_gid,
+                )
+            history.log(
+                sid,
+                "relevance",
+                f"{len(drops)} dropped to cold storage, {len(band)} summarized",
+                summary_gid,
+                used,
+                after,
+            )
             applied = True
         if not applied:
-            message = (f"relevance compaction would not shrink the prompt ({used:,} -> {after:,} tokens); "
-                       "nothing changed")
+            message = (
+                f"relevance compaction would not shrink the prompt ({used:,} -> {after:,} tokens); nothing changed"
+            )
             history.log(sid, "relevance-skipped", message, tokens_before=used)
             return Maintenance(False, (*report, message))
         parts = []
@@ -277,6 +334,44 @@ class RelevanceStrategy:
             parts.append(f"{len(band)} group(s) summarized (group {summary_gid}; /undo restores them)")
         summary_line = f"relevance compaction: {'; '.join(parts)}; prompt {used:,} -> {after:,} tokens"
         return Maintenance(True, (*report, summary_line))
+
+
+def request_text(source: HistorySource, session_id: str, fallback: str) -> str:
+    """The user's current request (the latest visible user message), whatever group is
+    newest: scoring against anything else (a summary's empty prompt) scores nothing."""
+    latest = source.latest_user(session_id)
+    return latest.content if latest is not None and latest.content.strip() else fallback
+
+
+def recover_relevant(history: HistoryEditor, session: SessionInfo, query: str) -> list[str]:
+    """Bring back from cold storage the groups that would now be kept: those whose BM25
+    match with the request is as strong, relative to the best visible or archived match,
+    as a KEEP needs (similarity x weight + the largest recency bonus >= keep). memfas
+    planned this as recovery on a topic shift; without it a topic dropped once never
+    returns unless someone asks for it."""
+    sid = session.name
+    terms = informative_terms(query)
+    if not terms:
+        return []
+    w = Weights.of(session)
+    latest = history.latest_user(sid)
+    current = latest.group_id if latest is not None else None
+    archived = history.search_archived(sid, fts_query(terms), AUTO_RECOVER_MAX * 4)
+    if not archived:
+        return []
+    visible = [s for g, s in history.search_groups(sid, fts_query(terms), 2) if g != current]
+    best = min([s for _, s in archived] + visible)
+    if best >= 0 or w.similarity <= 0:
+        return []
+    need = (w.keep - w.recency_bonus) / w.similarity
+    wanted = [g for g, s in archived if s / best >= need][:AUTO_RECOVER_MAX]
+    back: list[str] = []
+    for gid in wanted:
+        with history.atomic():
+            if history.recover_group(sid, gid):
+                history.log(sid, "recover", f"automatic: matches the request {query[:120]!r}", gid)
+                back.append(gid)
+    return back
 
 
 @dataclass(frozen=True, slots=True)

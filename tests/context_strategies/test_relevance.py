@@ -47,8 +47,9 @@ def test_classification_thresholds_and_minimum_kept() -> None:
     assert actions == {"k": KEEP, "s": SUMMARIZE, "d": DROP, "d2": DROP}
     promoted = {s.group_id: s.action for s in classify(scores, Weights(min_keep=3), always_keep={}, no_summary=set())}
     assert promoted == {"k": KEEP, "s": SUMMARIZE, "d": SUMMARIZE, "d2": DROP}  # the best DROP is promoted
-    kept = {s.group_id: (s.action, s.reason) for s in classify(scores, w, always_keep={"d2": "pinned"},
-                                                               no_summary={"s"})}
+    kept = {
+        s.group_id: (s.action, s.reason) for s in classify(scores, w, always_keep={"d2": "pinned"}, no_summary={"s"})
+    }
     assert kept["d2"] == (KEEP, "pinned") and kept["s"][0] == KEEP  # summaries are not summarized again
 
 
@@ -100,9 +101,17 @@ def test_middle_band_is_summarized_into_a_group_undo_restores(ledger: Store, ser
     assert any("Summary of earlier context" in m.content for m in ledger.messages.window(SID, 0))
     dropped = {a.group_id for a in StoreHistory.of(ledger).archived(SID)}
     assert dropped == {gids["css"], gids["deploy"]}  # no similarity, no recency: score ~0
-    ledger.undo(SID)
+    # the summary sorts before the current request: it is not the newest group
+    summary_gid = next(m.group_id for m in ledger.messages.window(SID, 0) if "Summary of earlier" in m.content)
+    assert summary_gid is not None and summary_gid < gids["now"]
+    assert ledger.messages.last_group_id(SID) == gids["now"]
+    # removing the summary group restores what it replaced
+    ledger.remove_group(SID, summary_gid, event="remove")
     assert Status.COMPACTED not in statuses(ledger)
     assert {m.group_id for m in ledger.messages.window(SID, 0)} == set(gids.values()) - dropped
+    # /undo takes back the user's turn, not a summary
+    assert ledger.undo(SID) is not None
+    assert gids["now"] not in {m.group_id for m in ledger.messages.window(SID, 0)}
 
 
 def test_recover_by_query_and_expired_entries_stay_out(ledger: Store, service: ContextService) -> None:
