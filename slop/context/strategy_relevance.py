@@ -28,15 +28,16 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 
 from slop.context.options import option
-from slop.context.selecting import current_group, group_map, place_summaries
+from slop.context.selecting import current_group, group_cost, group_map, place_summaries
 from slop.context.strategies import HistoryEditor, HistorySource, Maintenance, Measure, Selection, Summarizer
 from slop.context.summarize import RELEVANCE_INSTRUCTIONS, SUMMARY_TITLE, transcript
 from slop.context.textsearch import fts_query, informative_terms, jaccard, keywords
+from slop.context.tokens import estimate
 from slop.records import Message, SessionInfo
 
 KEEP, SUMMARIZE, DROP = "KEEP", "SUMMARIZE", "DROP"
 SUMMARY_WORDS = 370  # memfas' summary_target_tokens = 500
-AUTO_RECOVER_MAX = 5  # groups brought back from cold storage per request, at most
+AUTO_RECOVER_MAX = 20  # groups brought back from cold storage per request, at most
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +152,25 @@ def classify(
     return out
 
 
+def keep_what_fits(scores: list[GroupScore], costs: dict[str, int], room: int) -> list[GroupScore]:
+    """KEEP, best score first, the groups that match the request while the kept groups
+    fit in `room` (the trigger level): the thresholds alone keep nothing old (without
+    the recency bonus the best possible score is similarity x 0.6 < 0.7), yet the one
+    old turn the request is about is the last thing to summarize away."""
+    if room <= 0:
+        return scores
+    used = sum(costs.get(s.group_id, 0) for s in scores if s.action == KEEP)
+    promote: set[str] = set()
+    for s in sorted((s for s in scores if s.action != KEEP and s.similarity > 0), key=lambda s: (-s.score, s.group_id)):
+        size = costs.get(s.group_id, 0)
+        if used + size <= room:
+            promote.add(s.group_id)
+            used += size
+    return [
+        replace(s, action=KEEP, reason="matches the request and fits") if s.group_id in promote else s for s in scores
+    ]
+
+
 class RelevanceStrategy:
     name = "relevance"
 
@@ -170,7 +190,7 @@ class RelevanceStrategy:
             f"half-life {w.half_life_hours:g} h + {w.importance_bonus:g} if pinned) and kept (>= {w.keep:g}), "
             f"summarized, or dropped to cold storage (<= {w.cutoff:g})."
         ]
-        scored = self._classified(source, session, query, rows, w)
+        scored = self._classified(source, session, query, rows, w, int(trigger * budget))
         if scored:
             shown = sorted(scored, key=lambda s: -s.score)[:15]
             notes.append(
@@ -188,7 +208,7 @@ class RelevanceStrategy:
         return Selection(tuple(rows), tuple(notes))
 
     def _classified(
-        self, source: HistorySource, session: SessionInfo, query: str, rows: list[Message], w: Weights
+        self, source: HistorySource, session: SessionInfo, query: str, rows: list[Message], w: Weights, room: int
     ) -> list[GroupScore]:
         sid = session.name
         groups = group_map(rows)
@@ -202,7 +222,9 @@ class RelevanceStrategy:
         always.update({gid: "recovered for this request" for gid in recovered})
         if current:
             always[current] = "current request"
-        return classify(scores, w, always_keep=always, no_summary=source.summary_group_ids(sid))
+        classified = classify(scores, w, always_keep=always, no_summary=source.summary_group_ids(sid))
+        costs = {gid: group_cost(msgs, active=gid == current) for gid, msgs in groups.items() if gid}
+        return keep_what_fits(classified, costs, room)
 
     def maintain(
         self,
@@ -219,8 +241,8 @@ class RelevanceStrategy:
             return Maintenance()
         history.expire_archive(sid)
         query = request_text(history, sid, query)
-        back = recover_relevant(history, session, query)
         trigger = float(option(session, "relevance_trigger"))
+        back = recover_relevant(history, session, query, int(trigger * budget))
         used = measure()
         came_back = (f"relevance: {len(back)} group(s) back from cold storage for this request: {', '.join(back)}",)
         if not force and used < trigger * budget:
@@ -230,10 +252,10 @@ class RelevanceStrategy:
         w = Weights.of(session)
         rows = place_summaries(history.window(sid, 0), history.active_summaries(sid))
         groups = group_map(rows)
-        scored = self._classified(history, session, query, rows, w)
+        scored = self._classified(history, session, query, rows, w, int(trigger * budget))
         drops = [s for s in scored if s.action == DROP]
         band = [s for s in scored if s.action == SUMMARIZE]
-        report: list[str] = []
+        report: list[str] = list(came_back) if back else []
         summary = ""
         if band and summarize is not None:
             band_rows = [m for s in band for m in groups.get(s.group_id, [])]
@@ -249,7 +271,7 @@ class RelevanceStrategy:
         if not drops and not summary:
             if force:
                 report.append("relevance compaction: nothing to drop or summarize; nothing changed")
-            return Maintenance(False, tuple(report) if force or report else ())
+            return Maintenance(bool(back), tuple(report) if force or report else ())
         return self._apply(
             history,
             sid,
@@ -288,11 +310,22 @@ class RelevanceStrategy:
                     sid, s.group_id, score=round(s.score, 4), prompt=query, reason=s.reason, days=days
                 )
             if band:
+                # The summarized groups go to cold storage too, not to a compaction: a later
+                # request they match brings them back (a compacted group never returned).
                 ids = [m.id for s in band for m in groups.get(s.group_id, [])]
+                for s in band:
+                    history.archive_group(
+                        sid,
+                        s.group_id,
+                        score=round(s.score, 4),
+                        prompt=query,
+                        reason=f"summarized ({s.reason})",
+                        days=days,
+                    )
                 text = f"{SUMMARY_TITLE} (groups {', '.join(s.group_id for s in band)})\n{summary}"
                 summary_gid, summary_id = history.compact(
                     sid,
-                    ids,
+                    [],
                     text,
                     kind="relevance",
                     anchor_message_id=min(ids) if ids else None,
@@ -343,10 +376,11 @@ def request_text(source: HistorySource, session_id: str, fallback: str) -> str:
     return latest.content if latest is not None and latest.content.strip() else fallback
 
 
-def recover_relevant(history: HistoryEditor, session: SessionInfo, query: str) -> list[str]:
-    """Bring back from cold storage the groups that would now be kept: those whose BM25
-    match with the request is as strong, relative to the best visible or archived match,
-    as a KEEP needs (similarity x weight + the largest recency bonus >= keep). memfas
+def recover_relevant(history: HistoryEditor, session: SessionInfo, query: str, room: int) -> list[str]:
+    """Bring back from cold storage the groups the request is about: those whose BM25
+    match with the request is strong enough, relative to the best visible or archived match,
+    as staying needs (similarity x weight + the largest recency bonus > cutoff), best
+    first, up to AUTO_RECOVER_MAX groups in `room` tokens (half the trigger level). memfas
     planned this as recovery on a topic shift; without it a topic dropped once never
     returns unless someone asks for it."""
     sid = session.name
@@ -363,8 +397,18 @@ def recover_relevant(history: HistoryEditor, session: SessionInfo, query: str) -
     best = min([s for _, s in archived] + visible)
     if best >= 0 or w.similarity <= 0:
         return []
-    need = (w.keep - w.recency_bonus) / w.similarity
-    wanted = [g for g, s in archived if s / best >= need][:AUTO_RECOVER_MAX]
+    # would score above the cutoff (not be dropped again) with the largest recency bonus
+    need = max(0.0, (w.cutoff - w.recency_bonus) / w.similarity)
+    good = [g for g, s in archived if s / best > need]
+    texts = {a.group_id: a.text for a in history.archived(sid, good)}
+    wanted: list[str] = []
+    spent = 0
+    for gid in good[:AUTO_RECOVER_MAX]:
+        size = estimate(texts.get(gid, ""))
+        if room > 0 and spent + size > room:
+            continue
+        wanted.append(gid)
+        spent += size
     back: list[str] = []
     for gid in wanted:
         with history.atomic():
