@@ -24,151 +24,47 @@ tool bring them back. Every compaction, drop and recovery is logged (/context lo
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import datetime
 
 from slop.context.options import option
+from slop.context.relevance_recovery import AUTO_RECOVER_MAX, Recovered, recover, recover_relevant, request_text
+from slop.context.relevance_scoring import (
+    DROP,
+    KEEP,
+    SUMMARIZE,
+    GroupScore,
+    Weights,
+    classify,
+    keep_what_fits,
+    parse_time,
+    score_groups,
+    similarities,
+    utc_now,
+)
 from slop.context.selecting import current_group, group_cost, group_map, place_summaries
 from slop.context.strategies import HistoryEditor, HistorySource, Maintenance, Measure, Selection, Summarizer
 from slop.context.summarize import RELEVANCE_INSTRUCTIONS, SUMMARY_TITLE, transcript
-from slop.context.textsearch import fts_query, informative_terms, jaccard, keywords
-from slop.context.tokens import estimate
+from slop.context.textsearch import informative_terms
 from slop.records import Message, SessionInfo
 
-KEEP, SUMMARIZE, DROP = "KEEP", "SUMMARIZE", "DROP"
+__all__ = [  # the scoring and recovery halves live in their own modules; these names stay importable here
+    "AUTO_RECOVER_MAX",
+    "DROP",
+    "KEEP",
+    "SUMMARIZE",
+    "GroupScore",
+    "Recovered",
+    "RelevanceStrategy",
+    "Weights",
+    "classify",
+    "keep_what_fits",
+    "parse_time",
+    "recover",
+    "recover_relevant",
+    "score_groups",
+    "similarities",
+]
 SUMMARY_WORDS = 370  # memfas' summary_target_tokens = 500
-AUTO_RECOVER_MAX = 20  # groups brought back from cold storage per request, at most
-
-
-@dataclass(frozen=True, slots=True)
-class GroupScore:
-    group_id: str
-    similarity: float
-    recency: float
-    importance: float
-    score: float
-    action: str = KEEP
-    reason: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class Weights:
-    similarity: float = 0.6
-    recency_bonus: float = 0.2
-    half_life_hours: float = 4.0
-    importance_bonus: float = 0.1
-    keep: float = 0.7
-    cutoff: float = 0.3
-    min_keep: int = 5
-
-    @classmethod
-    def of(cls, session: SessionInfo) -> Weights:
-        return cls(
-            similarity=float(option(session, "relevance_similarity_weight")),
-            recency_bonus=float(option(session, "relevance_recency_bonus")),
-            half_life_hours=float(option(session, "relevance_half_life_hours")),
-            importance_bonus=float(option(session, "relevance_importance_bonus")),
-            keep=float(option(session, "relevance_keep")),
-            cutoff=float(option(session, "relevance_cutoff")),
-            min_keep=int(option(session, "relevance_min_keep")),
-        )
-
-
-def parse_time(text: str) -> datetime | None:
-    for fmt in ("%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%d %H:%M:%S"):
-        try:
-            return datetime.strptime(text, fmt)
-        except ValueError:
-            continue
-    return None
-
-
-def utc_now() -> datetime:
-    return datetime.now(timezone.utc).replace(tzinfo=None)
-
-
-def similarities(
-    source: HistorySource, session_id: str, query: str, limit: int, current: str | None = None
-) -> dict[str, float]:
-    """BM25 similarity of visible groups to the query's informative words, scaled to 0..1
-    against the best group other than the current one: the current group holds the
-    request itself, so scaled against it no other group could ever reach KEEP."""
-    terms = informative_terms(query)
-    if not terms or limit <= 0:
-        return {}
-    hits = [(g, s) for g, s in source.search_groups(session_id, fts_query(terms), limit + 1) if g != current]
-    best = min((s for _, s in hits), default=0.0)
-    if best >= 0:
-        return {g: 1.0 for g, _ in hits}
-    return {g: max(0.0, s / best) for g, s in hits}
-
-
-def score_groups(
-    groups: dict[str | None, list[Message]], sims: dict[str, float], pinned: set[str], now: datetime, w: Weights
-) -> list[GroupScore]:
-    out = []
-    for gid, rows in groups.items():
-        if gid is None:
-            continue
-        times = [t for t in (parse_time(m.created_at) for m in rows) if t is not None]
-        age = max(0.0, (now - max(times)).total_seconds() / 3600) if times else 0.0
-        sim = sims.get(gid, 0.0) * w.similarity
-        rec = w.recency_bonus * 0.5 ** (age / w.half_life_hours)
-        imp = w.importance_bonus if gid in pinned else 0.0
-        out.append(GroupScore(gid, sim, rec, imp, sim + rec + imp))
-    return out
-
-
-def classify(
-    scores: list[GroupScore], w: Weights, *, always_keep: dict[str, str], no_summary: set[str]
-) -> list[GroupScore]:
-    """KEEP / SUMMARIZE / DROP by the thresholds, then the minimum-kept rule."""
-    out = []
-    for s in scores:
-        if s.group_id in always_keep:
-            out.append(replace(s, action=KEEP, reason=always_keep[s.group_id]))
-        elif s.score >= w.keep:
-            out.append(replace(s, action=KEEP, reason=f"score >= {w.keep:g}"))
-        elif s.score <= w.cutoff:
-            out.append(replace(s, action=DROP, reason=f"score <= {w.cutoff:g}"))
-        elif s.group_id in no_summary:
-            out.append(replace(s, action=KEEP, reason="already a summary"))
-        else:
-            out.append(replace(s, action=SUMMARIZE, reason=f"{w.cutoff:g} < score < {w.keep:g}"))
-    staying = sum(1 for s in out if s.action != DROP)
-    if staying < w.min_keep:
-        drops = sorted((s for s in out if s.action == DROP), key=lambda s: (-s.score, s.group_id))
-        promote = {s.group_id for s in drops[: w.min_keep - staying]}
-        out = [
-            replace(
-                s,
-                action=KEEP if s.group_id in no_summary else SUMMARIZE,
-                reason=f"promoted: at least {w.min_keep} groups stay",
-            )
-            if s.group_id in promote
-            else s
-            for s in out
-        ]
-    return out
-
-
-def keep_what_fits(scores: list[GroupScore], costs: dict[str, int], room: int) -> list[GroupScore]:
-    """KEEP, best score first, the groups that match the request while the kept groups
-    fit in `room` (the trigger level): the thresholds alone keep nothing old (without
-    the recency bonus the best possible score is similarity x 0.6 < 0.7), yet the one
-    old turn the request is about is the last thing to summarize away."""
-    if room <= 0:
-        return scores
-    used = sum(costs.get(s.group_id, 0) for s in scores if s.action == KEEP)
-    promote: set[str] = set()
-    for s in sorted((s for s in scores if s.action != KEEP and s.similarity > 0), key=lambda s: (-s.score, s.group_id)):
-        size = costs.get(s.group_id, 0)
-        if used + size <= room:
-            promote.add(s.group_id)
-            used += size
-    return [
-        replace(s, action=KEEP, reason="matches the request and fits") if s.group_id in promote else s for s in scores
-    ]
 
 
 class RelevanceStrategy:
@@ -367,84 +263,3 @@ class RelevanceStrategy:
             parts.append(f"{len(band)} group(s) summarized (group {summary_gid}; /undo restores them)")
         summary_line = f"relevance compaction: {'; '.join(parts)}; prompt {used:,} -> {after:,} tokens"
         return Maintenance(True, (*report, summary_line))
-
-
-def request_text(source: HistorySource, session_id: str, fallback: str) -> str:
-    """The user's current request (the latest visible user message), whatever group is
-    newest: scoring against anything else (a summary's empty prompt) scores nothing."""
-    latest = source.latest_user(session_id)
-    return latest.content if latest is not None and latest.content.strip() else fallback
-
-
-def recover_relevant(history: HistoryEditor, session: SessionInfo, query: str, room: int) -> list[str]:
-    """Bring back from cold storage the groups the request is about: those whose BM25
-    match with the request is strong enough, relative to the best visible or archived match,
-    as staying needs (similarity x weight + the largest recency bonus > cutoff), best
-    first, up to AUTO_RECOVER_MAX groups in `room` tokens (half the trigger level). memfas
-    planned this as recovery on a topic shift; without it a topic dropped once never
-    returns unless someone asks for it."""
-    sid = session.name
-    terms = informative_terms(query)
-    if not terms:
-        return []
-    w = Weights.of(session)
-    latest = history.latest_user(sid)
-    current = latest.group_id if latest is not None else None
-    archived = history.search_archived(sid, fts_query(terms), AUTO_RECOVER_MAX * 4)
-    if not archived:
-        return []
-    visible = [s for g, s in history.search_groups(sid, fts_query(terms), 2) if g != current]
-    best = min([s for _, s in archived] + visible)
-    if best >= 0 or w.similarity <= 0:
-        return []
-    # would score above the cutoff (not be dropped again) with the largest recency bonus
-    need = max(0.0, (w.cutoff - w.recency_bonus) / w.similarity)
-    good = [g for g, s in archived if s / best > need]
-    texts = {a.group_id: a.text for a in history.archived(sid, good)}
-    wanted: list[str] = []
-    spent = 0
-    for gid in good[:AUTO_RECOVER_MAX]:
-        size = estimate(texts.get(gid, ""))
-        if room > 0 and spent + size > room:
-            continue
-        wanted.append(gid)
-        spent += size
-    back: list[str] = []
-    for gid in wanted:
-        with history.atomic():
-            if history.recover_group(sid, gid):
-                history.log(sid, "recover", f"automatic: matches the request {query[:120]!r}", gid)
-                back.append(gid)
-    return back
-
-
-@dataclass(frozen=True, slots=True)
-class Recovered:
-    group_id: str
-    overlap: float  # Jaccard overlap of keywords with the query
-    prompt_at_drop: str
-    preview: str
-
-
-def recover(history: HistoryEditor, session_id: str, query: str, limit: int = 3) -> list[Recovered]:
-    """Bring back the cold-storage groups that best match `query` (FTS5 finds the
-    candidates, keyword Jaccard overlap ranks them, BM25 breaks ties). Expired entries
-    are not recoverable. Raises ValueError when the query has no informative words."""
-    terms = informative_terms(query)
-    if not terms:
-        raise ValueError(f"{query!r} has no words to search for; name something the dropped turns were about")
-    history.expire_archive(session_id)
-    hits = history.search_archived(session_id, fts_query(terms), max(20, limit * 10))
-    rank = {gid: i for i, (gid, _) in enumerate(hits)}
-    entries = history.archived(session_id, list(rank))
-    wanted = keywords(query)
-    ordered = sorted(entries, key=lambda a: (-jaccard(wanted, keywords(a.text)), rank.get(a.group_id, 0)))
-    out: list[Recovered] = []
-    for entry in ordered[: max(0, limit)]:
-        overlap = jaccard(wanted, keywords(entry.text))
-        with history.atomic():
-            if history.recover_group(session_id, entry.group_id):
-                history.log(session_id, "recover", f"overlap {overlap:.2f} with {query[:120]!r}", entry.group_id)
-                preview = " ".join(entry.text.split())[:120]
-                out.append(Recovered(entry.group_id, overlap, entry.prompt_at_drop, preview))
-    return out
