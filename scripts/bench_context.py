@@ -110,7 +110,9 @@ def set_statistics(path: Path, analysed: bool) -> None:
 def set_mode(path: Path, mode: str) -> None:
     store = Store.open(str(path))
     with store.db.transaction():
-        store.db.execute("UPDATE sessions SET settings=json_set(COALESCE(settings, '{}'), '$.context_mode', ?)", (mode,))
+        store.db.execute(
+            "UPDATE sessions SET settings=json_set(COALESCE(settings, '{}'), '$.context_mode', ?)", (mode,)
+        )
     store.close()
 
 
@@ -206,8 +208,13 @@ def main() -> int:
             print(f"built {size} messages in {time.perf_counter() - started:.1f}s", file=sys.stderr)
         for analysed in (True, False):
             set_statistics(path, analysed)
-            row = {"messages": size, "layout": "one session" if sessions else "spread", "analysed": analysed,
-                   "window": WINDOW, **measure(path, args.queries, random.Random(1))}
+            row = {
+                "messages": size,
+                "layout": "one session" if sessions else "spread",
+                "analysed": analysed,
+                "window": WINDOW,
+                **measure(path, args.queries, random.Random(1)),
+            }
             if not args.no_ranked:
                 row.update(measure_ranked(path, args.queries, random.Random(2)))
             results.append(row)
@@ -215,8 +222,18 @@ def main() -> int:
     if args.json:
         print(json.dumps({"results": results}))
         return 0
-    keys = ("messages", "layout", "analysed", "messages_in_window", "median_ms", "p99_ms", "warm_median_ms",
-            "preview_median_ms", "ranked_median_ms", "ranked_p99_ms")
+    keys = (
+        "messages",
+        "layout",
+        "analysed",
+        "messages_in_window",
+        "median_ms",
+        "p99_ms",
+        "warm_median_ms",
+        "preview_median_ms",
+        "ranked_median_ms",
+        "ranked_p99_ms",
+    )
     print("| " + " | ".join(keys) + " |")
     print("|" + "---:|" * len(keys))
     for r in results:
