@@ -51,6 +51,7 @@ def build(
     providers = ProviderManager(provider_config(settings, home), b.provider_kind, b.model)
     tools = ToolRegistry(default_tools())
     store.catalog.register_tools(tools.specs())
+    store.recover_session(settings.session)  # tool calls a killed slop left unanswered
     context = ContextService(
         store=store,
         memos=memos,

@@ -16,6 +16,7 @@ from slop.context.state import extract_state
 from slop.context.strategies import Summarizer
 from slop.context.tokens import estimate
 from slop.errors import CommandError, ContextTooLong, ProviderError
+from slop.parser import with_call_ids
 from slop.providers.base import Provider, ProviderReply, ReasoningDelta, StreamEvent, TextDelta
 from slop.records import HistoryEntry, Layer, Message, NewMessage, Prompt, Role, Status, ToolCall, ToolResult
 from slop.snapshot import ContextService
@@ -152,10 +153,16 @@ class Orchestrator:
         if rejected:
             sink.error(rejected)
             return TurnResult(None, ok=False, error=rejected)
-        gid = self.store.messages.new_group_id()
-        self._store_request(session, gid, text, provider.strategy)
-        sink.user_echo(text, gid)
-        return self._loop(session, gid, provider, sink, cancel)
+        # One running turn per session across processes (docs/reliability.md); a
+        # SessionBusy error here leaves the ledger untouched.
+        with self.store.turn_locks.hold(session, on_lost=cancel.set):
+            closed = self.store.close_unanswered_calls(session)
+            if closed:
+                sink.info(f"closed {closed} tool call(s) an earlier slop left unfinished (marked cancelled)")
+            gid = self.store.messages.new_group_id()
+            self._store_request(session, gid, text, provider.strategy)
+            sink.user_echo(text, gid)
+            return self._loop(session, gid, provider, sink, cancel)
 
     def _loop(self, session: str, gid: str, provider: Provider, sink: EventSink, cancel: threading.Event) -> TurnResult:
         answer = ""
@@ -172,14 +179,14 @@ class Orchestrator:
                 if step == 1 and reply.error:
                     self._mark_failed(session, gid, sink)
                 return reply
-            self._store_reply(session, gid, provider, reply)
+            calls = self._store_reply(session, gid, provider, reply)
             answer += reply.text
             if reply.cancelled:
                 sink.warning("turn cancelled; the partial reply is kept and marked interrupted")
                 return TurnResult(gid, ok=False, text=answer, interrupted=True, steps=step)
-            if not reply.tool_calls:
+            if not calls:
                 return TurnResult(gid, ok=True, text=answer, steps=step)
-            results = self.tools.run(reply.tool_calls, session, gid, cancel, sink)
+            results = self.tools.run(calls, session, gid, cancel, sink)
             self._store_results(session, gid, provider, results)
             if cancel.is_set():
                 sink.warning("turn cancelled; running tools were stopped")
@@ -239,31 +246,39 @@ class Orchestrator:
         sink.assistant_end(weight, interrupted=reply.cancelled)
         return reply
 
-    def _store_reply(self, session: str, gid: str, provider: Provider, reply: ProviderReply) -> None:
+    def _store_reply(self, session: str, gid: str, provider: Provider, reply: ProviderReply) -> tuple[ToolCall, ...]:
+        """Store the reply; returns its tool calls under the ids they were stored with."""
         weight = reply.usage.total_tokens if reply.usage else None
-        if reply.tool_calls:
-            row = NewMessage(
-                Role.ASSISTANT,
-                reply.native,
-                Status.TOOL_CALL,
-                parsing_strategy=provider.strategy,
-                tokens=weight,
-                reasoning=reply.reasoning or None,
-                call_ids="\n".join(call.id for call in reply.tool_calls),
-            )
-        elif reply.text or reply.reasoning or not reply.cancelled:
-            status = Status.INTERRUPTED if reply.cancelled else Status.COMPLETED
-            row = NewMessage(
-                Role.ASSISTANT,
-                reply.text,
-                status,
-                parsing_strategy=provider.strategy,
-                tokens=weight,
-                reasoning=reply.reasoning or None,
-            )
-        else:
-            row = None
+        calls = reply.tool_calls
         with self.store.db.transaction():
+            row = None
+            if calls:
+                ids = self.store.messages.reserve_call_ids([call.id for call in calls])
+                native = (
+                    reply.native
+                    if ids == [c.id for c in calls]
+                    else with_call_ids(reply.native, provider.strategy, ids)
+                )
+                calls = tuple(replace(call, id=cid) for call, cid in zip(calls, ids, strict=True))
+                row = NewMessage(
+                    Role.ASSISTANT,
+                    native,
+                    Status.TOOL_CALL,
+                    parsing_strategy=provider.strategy,
+                    tokens=weight,
+                    reasoning=reply.reasoning or None,
+                    call_ids="\n".join(ids),
+                )
+            elif reply.text or reply.reasoning or not reply.cancelled:
+                status = Status.INTERRUPTED if reply.cancelled else Status.COMPLETED
+                row = NewMessage(
+                    Role.ASSISTANT,
+                    reply.text,
+                    status,
+                    parsing_strategy=provider.strategy,
+                    tokens=weight,
+                    reasoning=reply.reasoning or None,
+                )
             if row is not None:
                 self.store.messages.append(session, gid, row)
             if reply.usage:
@@ -271,6 +286,7 @@ class Orchestrator:
             state = extract_state(reply.text) if reply.text and not reply.cancelled else None
             if state:
                 self.store.sessions.push_state(session, gid, state)
+        return calls
 
     def _mark_failed(self, session: str, gid: str, sink: EventSink) -> None:
         """The first call of a turn failed: the request stays in the ledger, marked

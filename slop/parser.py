@@ -23,7 +23,7 @@ read by their shape; that is the only place the shape of stored JSON is guessed.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from slop.records import HistoryEntry, Message, ParsedMessage, Prompt, Role, Status, Strategy, ToolCall
@@ -37,6 +37,7 @@ __all__ = [
     "openai_native",
     "parse",
     "tool_names_by_call_id",
+    "with_call_ids",
 ]
 
 GEMINI_FAMILY = (Strategy.GEMINI, Strategy.GEMINI_GCA)
@@ -183,6 +184,30 @@ def gemini_native(parts: list[dict[str, Any]]) -> str:
     """`parts` in Gemini REST camelCase (thought signatures as base64 strings, kept
     exactly as the API sent them)."""
     return json.dumps({"role": "model", "parts": parts}, ensure_ascii=False)
+
+
+def with_call_ids(content: str, strategy: str | None, ids: Sequence[str]) -> str:
+    """A stored tool-call row with its calls' ids replaced, in the order `parse` reads
+    them (the ids slop reserved so they are unique in the ledger). A row that is not
+    valid JSON of its strategy comes back unchanged."""
+    try:
+        data = _load_object(content)
+    except UnreadableRow:
+        return content
+    fresh = iter(ids)
+    if _native_kind(data, strategy) == Strategy.GEMINI:
+        parts = data.get("parts")
+        for part in parts if isinstance(parts, list) else []:
+            fc = _function_call(part) if isinstance(part, dict) else None
+            if fc is not None:
+                part.pop("function_call", None)
+                part["functionCall"] = {**fc, "id": next(fresh, fc.get("id"))}
+    else:
+        calls = data.get("tool_calls")
+        for raw in calls if isinstance(calls, list) else []:
+            if isinstance(raw, dict):
+                raw["id"] = next(fresh, raw.get("id"))
+    return json.dumps(data, ensure_ascii=False)
 
 
 def gemini_args(arguments: str) -> dict[str, Any]:

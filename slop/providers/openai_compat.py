@@ -172,9 +172,10 @@ class _Accumulator:
         calls = (
             ()
             if cancelled
+            # A server that sends no id leaves it empty: the orchestrator gives the call a
+            # fresh id unique in the ledger when it stores the reply (not "call_0" again).
             else tuple(
-                ToolCall(slot["id"] or f"call_{i}", slot["name"], slot["arguments"] or "{}")
-                for i, slot in sorted(self.calls.items())
+                ToolCall(slot["id"], slot["name"], slot["arguments"] or "{}") for _, slot in sorted(self.calls.items())
             )
         )
         return ProviderReply(

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import secrets
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from slop.errors import StoreError
@@ -24,6 +25,8 @@ _COLUMNS = (
     " parsing_strategy, COALESCE(tokens, 0), COALESCE(created_at, ''), reasoning, COALESCE(content_tokens, 0),"
     " call_ids"
 )
+
+MESSAGE_COLUMNS = _COLUMNS  # for readers of whole rows outside this class (the ledger checks in tests)
 
 
 def to_messages(rows: list[tuple[Any, ...]]) -> list[Message]:
@@ -81,7 +84,28 @@ class Messages:
                     ),
                 )
                 ids.append(int(cur.lastrowid or 0))
+                if msg.call_ids:
+                    self._db.executemany(
+                        "INSERT OR IGNORE INTO tool_call_ids(call_id) VALUES (?)",
+                        [(cid,) for cid in msg.call_ids.split("\n") if cid],
+                    )
         return ids
+
+    def reserve_call_ids(self, proposed: Sequence[str]) -> list[str]:
+        """The ids to store a reply's tool calls under: the provider's own where they are
+        new to this ledger (providers may want them echoed), a fresh one where the server
+        sent none or one already used. Call it in the transaction that appends the row
+        (append_many registers the ids), so two processes cannot pick the same id."""
+        chosen: list[str] = []
+        with self._db.transaction():
+            for cid in proposed:
+                while not cid or cid in chosen or self._call_id_used(cid):
+                    cid = "call_" + secrets.token_hex(12)
+                chosen.append(cid)
+        return chosen
+
+    def _call_id_used(self, call_id: str) -> bool:
+        return self._db.scalar("SELECT 1 FROM tool_call_ids WHERE call_id=?", (call_id,)) is not None
 
     # ---- reading -------------------------------------------------------------------
     def get(self, message_id: int) -> Message | None:

@@ -71,7 +71,7 @@ def _searchable(row: str) -> str:
 # it the searchable form of each row; the texts are read back from `messages`. (An
 # external-content view could compute the searchable form, but SQLite 3.40's FTS5 cannot
 # read a view that calls the JSON functions.)
-M005_SCOPED_SEARCH = f"""
+M006_SCOPED_SEARCH = f"""
 DROP TRIGGER IF EXISTS history_fts_insert;
 DROP TRIGGER IF EXISTS history_fts_delete;
 DROP TRIGGER IF EXISTS history_fts_update;

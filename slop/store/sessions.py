@@ -120,6 +120,17 @@ class Sessions:
                 )
             self._db.execute("UPDATE sessions SET scratchpad=? WHERE id=?", (text, session_id))
 
+    def append_scratchpad(self, session_id: str, text: str, group_id: str | None = None) -> str:
+        """Add `text` on a new line at the end; returns the new scratchpad. Read and
+        write happen in one write transaction, so appends from several processes (or
+        parallel tools) are never lost."""
+        with self._db.transaction():
+            old = self.scratchpad(session_id)
+            # A newline between old and new text, so appended notes do not glue onto the last line.
+            new = old + ("\n" if old and not old.endswith("\n") else "") + text
+            self.set_scratchpad(session_id, new, group_id)
+            return new
+
     def restore_scratchpad_before(self, session_id: str, group_id: str) -> str:
         """Undo a group's scratchpad changes unless something changed it later.
 

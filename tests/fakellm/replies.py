@@ -159,7 +159,8 @@ def make_plan(
             else:
                 args_json = json.dumps(spec.args, separators=(",", ":"), ensure_ascii=False)
                 args_obj = spec.args
-            calls.append(PlannedCall(spec.name, args_json, args_obj, spec.id, spec.id or next_call_id()))
+            openai_id = spec.id if spec.id is not None else next_call_id()  # "": a server that sends empty ids
+            calls.append(PlannedCall(spec.name, args_json, args_obj, spec.id, openai_id))
     out_chars = sum(len(p) for p in pieces) + sum(len(c.name) + len(c.args_json) for c in calls)
     if reply.usage is not None:
         u = reply.usage
