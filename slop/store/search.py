@@ -1,10 +1,11 @@
 """Full-text search over the ledger: an FTS5 index of every message, BM25-ranked.
 
-The index is *external content* (``content='messages'``): it stores only the inverted
-index and reads texts back from `messages`, so the ledger does not double in size.
-Triggers keep it current as rows are inserted, deleted or edited, whoever writes them
-(the orchestrator's steps, /undo, /session clear). Documents are messages; a group's
-rank is the rank of its best message (BM25 via FTS5 ``rank``, lower is better).
+Since migration 6 the index is *contentless* (``content=''``): it stores only the
+inverted index, and texts are read back from `messages`, so the ledger does not double
+in size. Triggers feed it the searchable form of each row (tool-call rows without their
+JSON structure) and its session token, as rows are inserted, deleted or edited, whoever
+writes them (the orchestrator's steps, /undo, /session clear). Documents are messages;
+a group's rank is the rank of its best message (BM25 via FTS5 ``rank``, lower is better).
 
 Every query goes through the index (`MATCH`), so its cost follows the number of
 matching rows, not the length of the history (see perf_anchors.md §3b). The joins are
