@@ -180,3 +180,36 @@ def test_list_groups_reports_tokens_and_status(store: Store) -> None:
     groups = store.messages.list_groups("s", 10)
     assert [(g.prompt, g.status) for g in groups] == [("later", "dropped"), ("prompt text", "active")]
     assert groups[1].tokens == 321
+
+
+def test_a_ledger_indexed_the_old_way_is_reindexed_scoped_and_without_json(tmp_path: Path) -> None:
+    from slop.parser import openai_native
+    from slop.records import ToolCall
+    from slop.store.db import Database
+    from slop.store.migrations import migrate
+    from slop.store.search import HistorySearch
+
+    path = str(tmp_path / "old.db")
+    db = Database(path)
+    migrate(db, MIGRATIONS[:5])  # the ledger as slop wrote it before the scoped index
+    call = openai_native("looking", [ToolCall("c1", "read_file", '{"path": "heron.py"}')])
+    db.execute("INSERT INTO messages(session_id, role, content, group_id) VALUES ('a', 'user', 'the heron bug', '1')")
+    db.execute(
+        "INSERT INTO messages(session_id, role, content, status, group_id) VALUES ('a', 'assistant', ?,"
+        " 'tool_call', '1')",
+        (call,),
+    )
+    db.execute("INSERT INTO messages(session_id, role, content, group_id) VALUES ('b', 'user', 'heron too', '2')")
+    db.close()
+    store = Store.open(path)  # migrates the rest
+    try:
+        assert schema_version(store.db) == len(MIGRATIONS)
+        search = HistorySearch(store.db)
+        assert [h.group_id for h in search.groups("a", '"heron"', 5)] == ["1"]  # session b's row is not a's
+        assert search.groups("a", '"tool_calls"', 5) == [] and search.groups("a", '"function"', 5) == []
+        assert [h.group_id for h in search.groups("a", '"looking"', 5)] == ["1"]
+        store.db.execute("DELETE FROM messages WHERE session_id='a'")  # the delete trigger matches the insert
+        assert search.groups("a", '"heron"', 5) == []
+        store.db.execute("INSERT INTO history_fts(history_fts) VALUES ('integrity-check')")
+    finally:
+        store.close()
