@@ -31,7 +31,7 @@ OPTIONS: dict[str, Option] = {
         Option("ranked_keep_last", 2, int, 0, 1000, "ranked",
                "the last K groups are always kept (current one included)"),
         Option("ranked_candidates", 50, int, 1, 1000, "ranked", "FTS hits and recent groups ranked per request"),
-        Option("ranked_search_limit", 500, int, 0, 10_000_000, "ranked",
+        Option("ranked_search_limit", 5000, int, 0, 10_000_000, "ranked",
                "matching messages BM25 ranks per search, newest first (0 = all; bounds the cost)"),
         Option("ranked_recent_share", 1.0, float, 0, 1, "ranked",
                "share of the budget the most recent groups get first, before the ranked ones"),
