@@ -12,6 +12,7 @@ from slop.commands.all import build_registry
 from slop.commands.base import CommandIO
 from slop.context.strategies import builtin_strategies
 from slop.context.tokens import Tokenizer, cached_counter
+from slop.debuglog import route_warnings_to_file
 from slop.engine import Engine
 from slop.orchestrator import EventSink, Orchestrator
 from slop.providers.registry import ProviderManager
@@ -47,6 +48,7 @@ def build(
     draws its first prompt from it while this runs)."""
     b = booted or boot(settings)
     store, tokenizer, root, home = b.store, b.tokenizer, b.root, b.home
+    route_warnings_to_file(home)
     memos = open_memo_store(str(home / "memos.db"))
     providers = ProviderManager(provider_config(settings, home), b.provider_kind, b.model)
     tools = ToolRegistry(default_tools())
@@ -71,9 +73,12 @@ def build(
         output_cap=settings.tool_output_cap,
         max_workers=settings.max_parallel_tools,
         secrets=secrets_of(settings),
+        read_only=settings.approval == "read-only",
+        pass_env=settings.pass_env,
         on_file_read=context.source().archive.record_file_read,  # "files already read" (compact mode)
     )
     orchestrator = Orchestrator(store, context, providers, runner, step_limit=settings.step_limit)
     registry = build_registry()
     ctx = CommandContext(store, memos, orchestrator, providers, settings, io, sink, session=settings.session, root=root)
-    return App(settings, store, providers, orchestrator, registry, ctx, Engine(registry, ctx), tokenizer, root, home)
+    engine = Engine(registry, ctx, home)
+    return App(settings, store, providers, orchestrator, registry, ctx, engine, tokenizer, root, home)

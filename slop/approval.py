@@ -18,11 +18,12 @@ class ApprovalPolicy:
     always: set[str] = field(default_factory=set)
 
     def approve(self, call: ToolCall, preview: str) -> bool:
-        if self.mode == "yes" or call.name in self.always:
-            return True
+        # read-only is checked first: neither --yes nor an earlier "always" may override it
         if self.mode == "read-only":
             self._refused(f"{call.name} refused: slop runs with --read-only")
             return False
+        if self.mode == "yes" or call.name in self.always:
+            return True
         if self.ask is None:
             self._refused(
                 f"{call.name} refused: batch mode changes nothing without --yes (rerun with --yes to allow it)"

@@ -6,8 +6,22 @@ error, done. The same object serves as EventSink and CommandIO."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import IO, Any
+
+from slop.textsafe import single_line
+
+# Characters JSON may carry raw that a terminal would obey or hide (C1 controls, bidi
+# overrides, zero-width and separator characters): written as \uXXXX, which decodes
+# to the same string, so `cat` of the output cannot rewrite the screen.
+_TERMINAL_UNSAFE = re.compile("[\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]")
+
+
+def dumps(value: Any, indent: int | None = None) -> str:
+    """One JSON document, UTF-8 text kept readable, terminal-unsafe characters escaped."""
+    text = json.dumps(value, ensure_ascii=False, indent=indent)
+    return _TERMINAL_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 class JsonEvents:
@@ -22,7 +36,7 @@ class JsonEvents:
         event = {"type": kind, **data}
         self.events.append(event)
         if self.fmt == "jsonl":
-            self.out.write(json.dumps(event, ensure_ascii=False) + "\n")
+            self.out.write(_line(event) + "\n")
             self.out.flush()
 
     # EventSink
@@ -63,7 +77,7 @@ class JsonEvents:
         self.emit("warning", text=text)
 
     def error(self, text: str) -> None:
-        self.emit("error", text=text)
+        self.emit("error", text=single_line(text))
 
     def markdown(self, text: str) -> None:
         self.emit("info", text=text)
@@ -102,5 +116,17 @@ class JsonEvents:
         if self.fmt == "json":
             texts = [e["text"] for e in self.events if e["type"] == "assistant"]
             summary = {"ok": ok, "text": "".join(texts), "events": self.events, **data}
-            self.out.write(json.dumps(summary, ensure_ascii=False) + "\n")
+            self.out.write(_line(summary) + "\n")
             self.out.flush()
+
+
+def _line(obj: Any) -> str:
+    """One JSON line, UTF-8 where it can be; text a UTF-8 stdout cannot carry (a lone
+    surrogate that slipped past the providers) goes out as a \\u escape instead of
+    ending the run without its `done` line."""
+    text = dumps(obj)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(obj, ensure_ascii=True)
+    return text

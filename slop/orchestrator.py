@@ -171,6 +171,8 @@ class Orchestrator:
             for line in upkeep.report:  # compaction by the compact / relevance strategies
                 sink.info(line)
             prompt = self.context.prompt(session, provider.strategy, provider.model)
+            for line in self.context.announce_new_memos():
+                sink.warning(line)
             reply = self._call(provider, prompt, sink, cancel)
             if isinstance(reply, TurnResult):
                 reply.group_id = gid
@@ -184,7 +186,13 @@ class Orchestrator:
             if reply.cancelled:
                 sink.warning("turn cancelled; the partial reply is kept and marked interrupted")
                 return TurnResult(gid, ok=False, text=answer, interrupted=True, steps=step)
+            if reply.truncated:
+                sink.warning(_truncated_warning(reply))
+                return TurnResult(gid, ok=False, text=answer, error=TRUNCATED, steps=step)
             if not calls:
+                if not reply.text.strip():
+                    sink.warning(EMPTY_REPLY)
+                    return TurnResult(gid, ok=False, text=answer, error=EMPTY_REPLY, steps=step)
                 return TurnResult(gid, ok=True, text=answer, steps=step)
             results = self.tools.run(calls, session, gid, cancel, sink)
             self._store_results(session, gid, provider, results)
@@ -234,7 +242,7 @@ class Orchestrator:
             reply = provider.stream(prompt, cancel, on_event)
         except ProviderError as exc:
             sink.assistant_end(None, interrupted=bool(exc.partial))
-            message = str(exc)
+            message = " ".join(str(exc).split())  # one line, whatever the server's message held
             if isinstance(exc, ContextTooLong):
                 message += (
                     f" (assembled prompt: ~{prompt.total_tokens} tokens; shrink it with /context window N"
@@ -249,7 +257,7 @@ class Orchestrator:
     def _store_reply(self, session: str, gid: str, provider: Provider, reply: ProviderReply) -> tuple[ToolCall, ...]:
         """Store the reply; returns its tool calls under the ids they were stored with."""
         weight = reply.usage.total_tokens if reply.usage else None
-        calls = reply.tool_calls
+        calls = () if reply.truncated else reply.tool_calls  # cut calls are not run, nor stored as calls
         with self.store.db.transaction():
             row = None
             if calls:
@@ -270,7 +278,9 @@ class Orchestrator:
                     call_ids="\n".join(ids),
                 )
             elif reply.text or reply.reasoning or not reply.cancelled:
-                status = Status.INTERRUPTED if reply.cancelled else Status.COMPLETED
+                status = (
+                    Status.TRUNCATED if reply.truncated else Status.INTERRUPTED if reply.cancelled else Status.COMPLETED
+                )
                 row = NewMessage(
                     Role.ASSISTANT,
                     reply.text,
@@ -283,7 +293,7 @@ class Orchestrator:
                 self.store.messages.append(session, gid, row)
             if reply.usage:
                 self.store.usage.record(session, gid, reply.usage)
-            state = extract_state(reply.text) if reply.text and not reply.cancelled else None
+            state = extract_state(reply.text) if reply.text and not (reply.cancelled or reply.truncated) else None
             if state:
                 self.store.sessions.push_state(session, gid, state)
         return calls
@@ -352,6 +362,22 @@ class Orchestrator:
                     self.store.sessions.push_state(session, entry.message.group_id, state)
                     return "no model reachable: STATE restored from the last STATE block in the window."
         return "no model reachable and no STATE block in the window; the STATE is unchanged."
+
+
+TRUNCATED = "the reply hit the output limit"
+EMPTY_REPLY = "the model sent an empty reply; send 'continue' or rephrase the request"
+
+
+def _truncated_warning(reply: ProviderReply) -> str:
+    produced = (
+        f" after {reply.usage.completion_tokens:,} tokens" if reply.usage and reply.usage.completion_tokens else ""
+    )
+    calls = len(reply.tool_calls)
+    skipped = f"; its {calls} unfinished tool call(s) were not run" if calls else ""
+    return (
+        f"{TRUNCATED}{produced} and was cut off{skipped}; it is stored marked truncated. "
+        "Ask for a shorter answer or one step at a time, or send 'continue'"
+    )
 
 
 REBUILD_REQUEST = (

@@ -12,7 +12,7 @@ import re
 from collections import Counter
 
 from slop.context.textsearch import keywords, words
-from slop.parser import parse
+from slop.parser import decode_json, parse
 from slop.records import Message, Role, Status
 
 CONTINUATION_HEADER = (
@@ -98,8 +98,8 @@ def _clip(text: str, limit: int) -> str:
 
 def _short(arguments: str, limit: int) -> str:
     try:
-        value = json.dumps(json.loads(arguments), ensure_ascii=False)
-    except (json.JSONDecodeError, TypeError):
+        value = json.dumps(decode_json(arguments), ensure_ascii=False)
+    except (ValueError, TypeError, RecursionError):
         value = arguments
     return value if len(value) <= limit else value[: limit - 3] + "..."
 
@@ -136,8 +136,13 @@ def extractive_summary(instructions: str, text: str, *, max_words: int = 700) ->
         if budget < 10:
             break
     paths = list(dict.fromkeys(_PATH.findall(text)))[:20]
-    lines = [EXTRACTIVE_LABEL, "## Analysis", "1. Initial Request: " + _clip(first_user.split("\n", 1)[-1], 600),
-             "## Summary", "Key sentences, in order:"]
+    lines = [
+        EXTRACTIVE_LABEL,
+        "## Analysis",
+        "1. Initial Request: " + _clip(first_user.split("\n", 1)[-1], 600),
+        "## Summary",
+        "Key sentences, in order:",
+    ]
     lines += [f"- {s}" for _, s in sorted(picked)]
     if paths:
         lines.append("3. Artifacts: " + ", ".join(paths) + " (any file can be read again when needed).")
