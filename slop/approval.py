@@ -16,6 +16,8 @@ class ApprovalPolicy:
     ask: Ask | None = None  # None: nobody to ask (batch mode)
     on_refusal: Callable[[str], None] | None = None
     always: set[str] = field(default_factory=set)
+    # shows what an approved-without-asking call will change (--yes, or after "a")
+    show: Callable[[ToolCall, str], None] | None = None
 
     def approve(self, call: ToolCall, preview: str) -> bool:
         # read-only is checked first: neither --yes nor an earlier "always" may override it
@@ -23,6 +25,8 @@ class ApprovalPolicy:
             self._refused(f"{call.name} refused: slop runs with --read-only")
             return False
         if self.mode == "yes" or call.name in self.always:
+            if self.show is not None:
+                self.show(call, preview)
             return True
         if self.ask is None:
             self._refused(
@@ -30,10 +34,10 @@ class ApprovalPolicy:
             )
             return False
         answer = self.ask(call, preview).strip().lower()
-        if answer == "a":
+        if answer in ("a", "always"):
             self.always.add(call.name)
             return True
-        return answer == "y"
+        return answer in ("y", "yes")
 
     def _refused(self, message: str) -> None:
         if self.on_refusal:

@@ -18,7 +18,7 @@ def parser() -> argparse.ArgumentParser:
         description="A terminal coding agent whose context you can see and steer. "
         "Every message lands in a SQLite ledger.",
         epilog="Environment: OPENAI_API_KEY, OPENAI_BASE_URL, GEMINI_API_KEY/GOOGLE_API_KEY, "
-        "GOOGLE_GEMINI_BASE_URL, SLOP_MODEL, SLOP_HOME, SLOP_DB, EDITOR/VISUAL, NO_COLOR. "
+        "GOOGLE_GEMINI_BASE_URL, SLOP_MODEL, SLOP_HOME, SLOP_DB, SLOP_MCP_CONFIG, EDITOR/VISUAL, NO_COLOR. "
         "Exit codes: 0 ok, 1 provider/runtime error, 2 bad usage.",
     )
     p.add_argument(
@@ -45,6 +45,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--max-parallel-tools", type=_positive, default=4, metavar="N", help="tool workers (default 4)")
     p.add_argument("--step-limit", type=_positive, default=None, metavar="N", help="model calls per turn (default 50)")
     p.add_argument("--shell-timeout", type=float, default=None, metavar="S", help="execute_bash timeout (default 120)")
+    p.add_argument(
+        "--mcp-config", metavar="FILE", help="MCP servers to start: TOML [mcp.servers.NAME] or JSON mcpServers"
+    )
     p.add_argument("--strip-reasoning", action="store_true", help="ask routers not to return reasoning text")
     p.add_argument("--output-format", choices=("text", "json", "jsonl"), default="text", help="batch output format")
     p.add_argument("--no-color", action="store_true", help="plain output without colours")
@@ -81,6 +84,7 @@ def settings_from(args: argparse.Namespace):  # type: ignore[no-untyped-def]
         "output_format": args.output_format,
         "no_color": args.no_color or None,
         "debug": args.debug,
+        "mcp_config": args.mcp_config,
     }
     values.update({k: v for k, v in flags.items() if v is not None})
     return Settings(**values)  # type: ignore[arg-type]
@@ -97,6 +101,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         settings = settings_from(args)
+        if settings.mcp_config:  # a bad MCP file is a one-line error now, not after the prompt is up
+            from slop.mcptools.config import load_mcp_file
+
+            load_mcp_file(settings.mcp_config)
         if args.session_name == "auth" and not args.session:
             from slop.providers.auth_flow import run_auth
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,10 +25,17 @@ class Outcome:
 
 
 class Engine:
-    def __init__(self, registry: Registry, ctx: CommandContext, home: Path | None = None) -> None:
+    def __init__(
+        self,
+        registry: Registry,
+        ctx: CommandContext,
+        home: Path | None = None,
+        before_turn: Callable[[], None] | None = None,
+    ) -> None:
         self.registry = registry
         self.ctx = ctx
         self.home = home  # $SLOP_HOME: debug logs go to its logs/ directory
+        self.before_turn = before_turn  # e.g. wait for MCP servers still starting
 
     def handle(self, line: str) -> Outcome:
         """Never raises for an Exception: whatever a model, a server or a bug in slop
@@ -80,6 +88,8 @@ class Engine:
     def _turn(self, text: str) -> Outcome:
         self.ctx.last_input = text
         self.ctx.cancel.clear()
+        if self.before_turn is not None:
+            self.before_turn()
         try:
             result = self.ctx.orchestrator.run_turn(self.ctx.session, text, self.ctx.sink, self.ctx.cancel)
         except SlopError as exc:

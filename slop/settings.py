@@ -39,6 +39,8 @@ class Settings:
     home: str = ""  # user-level data dir
     debug: bool = False
     no_color: bool = False
+    verbosity: str = "normal"  # quiet | normal | full: tool output shown in the terminal (SLOP_VERBOSE)
+    mcp_config: str = ""  # --mcp-config FILE (else $SLOP_MCP_CONFIG): MCP servers to start
 
 
 def env_settings(environ: dict[str, str] | None = None) -> dict[str, object]:
@@ -57,6 +59,13 @@ def env_settings(environ: dict[str, str] | None = None) -> dict[str, object]:
         values["provider"] = env["SLOP_PROVIDER"]
     if env.get("SLOP_DB"):
         values["db_path"] = env["SLOP_DB"]
+    if env.get("SLOP_VERBOSE"):
+        level = env["SLOP_VERBOSE"].strip().lower()
+        if level not in ("quiet", "normal", "full"):
+            raise ConfigError(f"SLOP_VERBOSE must be quiet, normal or full, got {env['SLOP_VERBOSE']!r}")
+        values["verbosity"] = level
+    if env.get("SLOP_MCP_CONFIG"):
+        values["mcp_config"] = env["SLOP_MCP_CONFIG"]
     for key, name, kind in (
         ("max_retries", "SLOP_MAX_RETRIES", int),
         ("shell_timeout", "SLOP_SHELL_TIMEOUT", float),
@@ -143,14 +152,19 @@ def tighten(path: Path, mode: int) -> None:
 def prepare_db_dir(db_path: Path) -> None:
     """Create the ledger's folder; a `.slop/` folder gets a .gitignore so the user's repo stays clean."""
     folder = db_path.parent
-    if folder.name == ".slop":
-        private_dir(folder)
-    else:
-        folder.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)  # the user's folder: only created
-    if folder.name == ".slop":
-        ignore = folder / ".gitignore"
-        if not ignore.exists():
-            ignore.write_text("# slop's ledger and state; not part of the project\n*\n")
+    try:
+        if folder.name == ".slop":
+            private_dir(folder)
+            ignore = folder / ".gitignore"
+            if not ignore.exists():
+                ignore.write_text("# slop's ledger and state; not part of the project\n*\n")
+        else:
+            folder.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)  # the user's folder: only created
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot use {db_path} as the ledger: its folder {folder} cannot be created "
+            f"({exc.strerror or exc}); pass --db with a path in a writable folder"
+        ) from None
 
 
 # Provider keys and slop's own secrets: kept out of the environment of commands slop

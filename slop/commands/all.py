@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
-from slop.commands import context, core, inspect, memo, model, review, session, skill
+from slop.commands import context, core, inspect, mcp, memo, model, review, session, skill, terminal
 from slop.commands.base import Registry
 
 
 def build_registry() -> Registry:
     ref: list[Registry] = []
-    registry = Registry([
-        core.make_help(ref), core.EXIT, *context.COMMANDS,
-        *session.COMMANDS, *memo.COMMANDS, *skill.COMMANDS, *review.COMMANDS, *inspect.COMMANDS,
-        *model.COMMANDS,
-    ])
+    registry = Registry(
+        [
+            core.make_help(ref),
+            core.EXIT,
+            *context.COMMANDS,
+            *session.COMMANDS,
+            *memo.COMMANDS,
+            *skill.COMMANDS,
+            *review.COMMANDS,
+            *inspect.COMMANDS,
+            *mcp.COMMANDS,
+            *model.COMMANDS,
+            *terminal.COMMANDS,
+        ]
+    )
     ref.append(registry)
     return registry

@@ -36,7 +36,13 @@ class Database:
         self._conn.row_factory = sqlite3.Row
         self.lock = threading.RLock()
         self._depth = 0
-        self.execute("PRAGMA journal_mode=WAL")
+        try:
+            self.execute("PRAGMA journal_mode=WAL")
+        except StoreError as exc:  # not a database, or not readable: say which file and what to do
+            self._conn.close()
+            raise StoreError(
+                f"cannot use {path} as the ledger ({exc.__cause__ or exc}); pass --db with another path"
+            ) from None
         self.execute("PRAGMA synchronous=NORMAL")
         self.execute("PRAGMA foreign_keys=ON")
         self.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")

@@ -1,6 +1,6 @@
 """Full-text search over the ledger: an FTS5 index of every message, BM25-ranked.
 
-Since migration 6 the index is *contentless* (``content=''``): it stores only the
+Since migration 7 the index is *contentless* (``content=''``): it stores only the
 inverted index, and texts are read back from `messages`, so the ledger does not double
 in size. Triggers feed it the searchable form of each row (tool-call rows without their
 JSON structure) and its session token, as rows are inserted, deleted or edited, whoever
@@ -72,7 +72,7 @@ def _searchable(row: str) -> str:
 # it the searchable form of each row; the texts are read back from `messages`. (An
 # external-content view could compute the searchable form, but SQLite 3.40's FTS5 cannot
 # read a view that calls the JSON functions.)
-M006_SCOPED_SEARCH = f"""
+M007_SCOPED_SEARCH = f"""
 DROP TRIGGER IF EXISTS history_fts_insert;
 DROP TRIGGER IF EXISTS history_fts_delete;
 DROP TRIGGER IF EXISTS history_fts_update;

@@ -187,11 +187,11 @@ def test_a_ledger_indexed_the_old_way_is_reindexed_scoped_and_without_json(tmp_p
     from slop.records import ToolCall
     from slop.store.db import Database
     from slop.store.migrations import migrate
-    from slop.store.search import HistorySearch
+    from slop.store.search import M007_SCOPED_SEARCH, HistorySearch
 
     path = str(tmp_path / "old.db")
     db = Database(path)
-    migrate(db, MIGRATIONS[:5])  # the ledger as slop wrote it before the scoped index
+    migrate(db, MIGRATIONS[: MIGRATIONS.index(M007_SCOPED_SEARCH)])  # as slop wrote it before the scoped index
     call = openai_native("looking", [ToolCall("c1", "read_file", '{"path": "heron.py"}')])
     db.execute("INSERT INTO messages(session_id, role, content, group_id) VALUES ('a', 'user', 'the heron bug', '1')")
     db.execute(
