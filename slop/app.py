@@ -109,7 +109,7 @@ def build(
         secrets=secrets_of(settings) + secret_values(servers),
         read_only=settings.approval == "read-only",
         pass_env=settings.pass_env,
-        on_file_read=context.source().archive.record_file_read,  # "files already read" (compact mode)
+        on_file_read=store.archive.record_file_read,  # "files already read" (compact mode)
     )
     orchestrator = Orchestrator(store, context, providers, runner, step_limit=settings.step_limit)
     registry = build_registry()

@@ -206,6 +206,19 @@ class Layer:
 
 
 @dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One message the history search found (the store finds it, search_history shows it)."""
+
+    message_id: int
+    group_id: str | None
+    role: str
+    status: str
+    created_at: str
+    snippet: str
+    score: float  # FTS5 bm25 rank: more negative = better
+
+
+@dataclass(frozen=True, slots=True)
 class HistoryEntry:
     """A message as it goes into the request: `content` may be truncated or prefixed."""
 

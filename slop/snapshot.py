@@ -85,7 +85,7 @@ class ContextService:
 
     def source(self) -> StoreHistory:
         """The ledger as strategies read (and compacting strategies edit) it."""
-        return StoreHistory.of(self.store)
+        return self.store.history
 
     def snapshot(self, session_name: str, parsing_strategy: str, model: str) -> Snapshot:
         session = self.store.sessions.get(session_name)

@@ -12,12 +12,11 @@ from slop.checkpoint import TurnFiles
 from slop.context.strategy_relevance import recover
 from slop.context.textsearch import fts_query, informative_terms
 from slop.orchestrator import EventSink
-from slop.records import Memo, Skill, ToolCall, ToolResult
+from slop.records import Memo, SearchHit, Skill, ToolCall, ToolResult
 from slop.store import Store
-from slop.store.context_source import StoreHistory
 from slop.store.memos import Memos
 from slop.store.readonly import describe_schema, run_readonly_query
-from slop.tools.base import Approver, HistoryMatch, RecoveredItem, ToolContext
+from slop.tools.base import Approver, RecoveredItem, ToolContext
 from slop.tools.dispatch import dispatch
 from slop.tools.registry import ToolRegistry
 from slop.tools.summary import summarize
@@ -70,15 +69,14 @@ class SessionToolStore:
     def describe(self) -> str:
         return describe_schema(self.store.path, memo_path=self.memos.path)
 
-    def search_history(self, session_id: str, query: str, limit: int) -> list[HistoryMatch]:
+    def search_history(self, session_id: str, query: str, limit: int) -> list[SearchHit]:
         terms = informative_terms(query)
         if not terms:
             raise ValueError(f"{query!r} has no words to search for (stop words and filler are ignored)")
-        hits = StoreHistory.of(self.store).search.messages(session_id, fts_query(terms), limit)
-        return [HistoryMatch(h.message_id, h.group_id, h.role, h.status, h.created_at, h.snippet) for h in hits]
+        return self.store.search.messages(session_id, fts_query(terms), limit)
 
     def recover_context(self, session_id: str, query: str, limit: int) -> list[RecoveredItem]:
-        found = recover(StoreHistory.of(self.store), session_id, query, limit)
+        found = recover(self.store.history, session_id, query, limit)
         return [RecoveredItem(r.group_id, r.overlap, r.prompt_at_drop, r.preview) for r in found]
 
 

@@ -136,7 +136,7 @@ def recover_cmd(ctx: CommandContext, rest: str) -> None:
     if not rest.strip():
         raise usage_error("/context recover QUERY", "say what the dropped turns were about")
     try:
-        found = recover(ctx.orchestrator.context.source(), ctx.session, rest.strip())
+        found = recover(ctx.store.history, ctx.session, rest.strip())
     except ValueError as exc:
         raise usage_error("/context recover QUERY", str(exc)) from None
     if not found:
@@ -153,7 +153,7 @@ def _gid(ctx: CommandContext, rest: str, usage: str) -> str:
 
 def pin_cmd(ctx: CommandContext, rest: str) -> None:
     gid = _gid(ctx, rest, "/context pin GID")
-    if ctx.orchestrator.context.source().archive.pin(ctx.session, gid):
+    if ctx.store.archive.pin(ctx.session, gid):
         ctx.io.success(f"group {gid} pinned: the relevance mode always keeps it (and scores it higher)")
     else:
         ctx.io.info(f"group {gid} was already pinned")
@@ -161,7 +161,7 @@ def pin_cmd(ctx: CommandContext, rest: str) -> None:
 
 def unpin_cmd(ctx: CommandContext, rest: str) -> None:
     gid = _gid(ctx, rest, "/context unpin GID")
-    if ctx.orchestrator.context.source().archive.unpin(ctx.session, gid):
+    if ctx.store.archive.unpin(ctx.session, gid):
         ctx.io.success(f"group {gid} unpinned")
     else:
         ctx.io.info(f"group {gid} was not pinned")
@@ -171,7 +171,7 @@ def log_cmd(ctx: CommandContext, rest: str) -> None:
     n = parse_int(rest, "N", "/context log [N]") if rest else 20
     if n <= 0:
         raise usage_error("/context log [N]", "N must be positive")
-    entries = ctx.orchestrator.context.source().archive.log_entries(ctx.session, n)
+    entries = ctx.store.archive.log_entries(ctx.session, n)
     if not entries:
         ctx.io.info(f"no compaction, drop or recovery in session '{ctx.session}' yet")
         return

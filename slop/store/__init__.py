@@ -10,11 +10,13 @@ from slop.records import Status
 from slop.store.archive import ContextArchive
 from slop.store.catalog import Catalog
 from slop.store.checkpoints import Checkpoints
+from slop.store.context_source import StoreHistory
 from slop.store.db import Database
 from slop.store.memos import MEMO_SCHEMA, Memos, add_origin_columns
 from slop.store.messages import Messages
 from slop.store.migrations import migrate
 from slop.store.repair import close_unanswered_calls, count_unanswered_calls
+from slop.store.search import HistorySearch
 from slop.store.sessions import Sessions
 from slop.store.turnlock import TurnLocks
 from slop.store.usage import UsageLog
@@ -32,7 +34,9 @@ class UndoResult:
 
 
 class Store:
-    """The project ledger: messages, sessions, STATE, usage, skills, tools."""
+    """The project ledger, and its one front: every reader and writer outside the
+    package goes through these parts (messages, sessions, usage, archive, search,
+    history, catalog, checkpoints, turn locks) or the group operations below."""
 
     def __init__(self, db: Database, count_tokens: Callable[[str], int] = estimate) -> None:
         self.db = db
@@ -44,6 +48,9 @@ class Store:
         self.checkpoints = Checkpoints(db)
         self.turn_locks = TurnLocks(db)
         self.archive = ContextArchive(db, self.messages)  # also the context log
+        self.search = HistorySearch(db)
+        # What context strategies read and edit: built once, here, over the parts above.
+        self.history = StoreHistory(db, self.messages, self.search, self.archive)
 
     @classmethod
     def open(cls, path: str, count_tokens: Callable[[str], int] = estimate) -> Store:

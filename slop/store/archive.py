@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from slop.records import NewMessage, Role, Status
 from slop.store.db import Database
 from slop.store.messages import Messages
+from slop.store.sql import HIDDEN, VISIBLE
 
 M003_CONTEXT_ARCHIVE = """
 -- One row per summary written by a compaction (compact or relevance strategy).
@@ -116,7 +117,6 @@ BEGIN
 END;
 """
 
-_HIDDEN = "('" + "','".join(Status.HIDDEN) + "')"
 _NOW = "strftime('%Y-%m-%d %H:%M:%f', 'now')"
 
 
@@ -177,7 +177,7 @@ class ContextArchive:
             for start in range(0, len(message_ids), 500):
                 chunk = message_ids[start : start + 500]
                 marks = ",".join("?" * len(chunk))
-                where = f"session_id=? AND id IN ({marks}) AND status NOT IN {_HIDDEN}"
+                where = f"session_id=? AND id IN ({marks}) AND {VISIBLE}"
                 live = [r[0] for r in self._db.query(f"SELECT id FROM messages WHERE {where}", (session_id, *chunk))]
                 if not live:
                     continue
@@ -225,7 +225,7 @@ class ContextArchive:
         rows = self._db.query(
             "SELECT c.summary_message_id, c.anchor_message_id FROM context_compactions c"
             " JOIN messages m ON m.id = c.summary_message_id"
-            f" WHERE c.session_id=? AND m.status NOT IN {_HIDDEN}",
+            f" WHERE c.session_id=? AND m.status NOT IN {HIDDEN}",
             (session_id,),
         )
         return {int(r[0]): (None if r[1] is None else int(r[1])) for r in rows}

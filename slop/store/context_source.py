@@ -1,22 +1,23 @@
 """The ledger as context strategies see it: `slop.context.strategies.HistorySource`
-(reading) and `HistoryEditor` (what compacting strategies may change), over one Store.
+(reading) and `HistoryEditor` (what compacting strategies may change).
 
-Strategies stay pure-ish: they ask for messages, FTS hits, pins and summaries through
-these methods and never see SQL."""
+Built once, by `Store` (`store.history`), over the store's own messages, search and
+archive. Strategies ask for messages, FTS hits, pins and summaries through these
+methods and never see SQL; where the archive or the message table already answers in
+the protocol's words, its method is bound here rather than forwarded."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from slop.records import Message, Role, Status
-from slop.store.archive import ArchivedGroup, ContextArchive
+from slop.records import Message, Role
+from slop.store.archive import ContextArchive
 from slop.store.db import Database
-from slop.store.messages import _COLUMNS, Messages, to_messages
+from slop.store.messages import Messages
 from slop.store.search import HistorySearch
+from slop.store.sql import BY_GROUP, MESSAGE_COLUMNS, VISIBLE, to_messages
 
-_HIDDEN = "('" + "','".join(Status.HIDDEN) + "')"
-_BY_GROUP = "INDEXED BY idx_messages_session_group"
 _NEAR_GROUPS = 8  # groups searched for the current / first request before a full scan
 
 
@@ -25,24 +26,28 @@ class Rollback(Exception):
 
 
 class StoreHistory:
-    def __init__(self, db: Database, messages: Messages) -> None:
+    def __init__(self, db: Database, messages: Messages, search: HistorySearch, archive: ContextArchive) -> None:
         self._db = db
-        self.messages = messages
-        self.search = HistorySearch(db)
-        self.archive = ContextArchive(db, messages)
-
-    @classmethod
-    def of(cls, store: object) -> StoreHistory:
-        """For a slop.store.Store (typed loosely: the store package must not import this module's users)."""
-        return cls(store.db, store.messages)  # type: ignore[attr-defined]
+        self._messages = messages
+        self._search = search
+        # reading
+        self.window = messages.window
+        self.last_group_ids = messages.last_group_ids
+        self.active_summaries = archive.active_summaries
+        self.summary_group_ids = archive.summary_group_ids
+        self.files_read = archive.files_read
+        self.pinned_groups = archive.pinned
+        self.recovered_since = archive.recovered_since
+        self.archived = archive.archived
+        # writing: the archive's own transactions, in the protocol's names
+        self.compact = archive.compact
+        self.set_compaction_tokens = archive.set_tokens_after
+        self.archive_group = archive.archive
+        self.recover_group = archive.recover
+        self.expire_archive = archive.cleanup_expired
+        self.log = archive.log
 
     # ---- reading: HistorySource ------------------------------------------------------
-    def window(self, session_id: str, n: int) -> list[Message]:
-        return self.messages.window(session_id, n)
-
-    def last_group_ids(self, session_id: str, n: int) -> list[str]:
-        return self.messages.last_group_ids(session_id, n)
-
     def messages_of_groups(
         self, session_id: str, group_ids: list[str], *, include_ungrouped: bool = False
     ) -> list[Message]:
@@ -50,13 +55,13 @@ class StoreHistory:
         for start in range(0, max(1, len(group_ids)), 500):  # SQLite's variable limit
             chunk = group_ids[start : start + 500]
             ungrouped = include_ungrouped and not start
-            out += self.messages.messages_of_groups(session_id, chunk, include_ungrouped=ungrouped)
+            out += self._messages.messages_of_groups(session_id, chunk, include_ungrouped=ungrouped)
         return sorted(out, key=lambda m: m.id) if len(group_ids) > 500 else out
 
     def recent_messages(self, session_id: str, n: int) -> list[Message]:
         """The session's last `n` visible messages, oldest first."""
         rows = self._db.tuples(
-            f"SELECT {_COLUMNS} FROM messages WHERE session_id=? AND status NOT IN {_HIDDEN} ORDER BY id DESC LIMIT ?",
+            f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE session_id=? AND {VISIBLE} ORDER BY id DESC LIMIT ?",
             (session_id, n),
         )
         return to_messages(rows[::-1])
@@ -75,9 +80,9 @@ class StoreHistory:
         only when those groups hold none (or the row has no group) is the session scanned."""
         order = "DESC" if newest else "ASC"
         near = (
-            f"SELECT {_COLUMNS} FROM messages {_BY_GROUP} WHERE session_id=?1 AND role=?2 AND status NOT IN {_HIDDEN}"
-            f" AND group_id IN (SELECT DISTINCT group_id FROM messages {_BY_GROUP} WHERE session_id=?1"
-            f" AND group_id IS NOT NULL AND status NOT IN {_HIDDEN} ORDER BY group_id {order} LIMIT {_NEAR_GROUPS})"
+            f"SELECT {MESSAGE_COLUMNS} FROM messages {BY_GROUP} WHERE session_id=?1 AND role=?2 AND {VISIBLE}"
+            f" AND group_id IN (SELECT DISTINCT group_id FROM messages {BY_GROUP} WHERE session_id=?1"
+            f" AND group_id IS NOT NULL AND {VISIBLE} ORDER BY group_id {order} LIMIT {_NEAR_GROUPS})"
             f" ORDER BY id {order} LIMIT 1"
         )
         rows = self._db.tuples(near, (session_id, Role.USER))
@@ -85,8 +90,8 @@ class StoreHistory:
             rows
             and newest
             and self._db.scalar(  # a newer ungrouped user row (ledgers from other tools) wins
-                f"SELECT 1 FROM messages {_BY_GROUP} WHERE session_id=? AND group_id IS NULL AND role=?"
-                f" AND status NOT IN {_HIDDEN} AND id > ? LIMIT 1",
+                f"SELECT 1 FROM messages {BY_GROUP} WHERE session_id=? AND group_id IS NULL AND role=?"
+                f" AND {VISIBLE} AND id > ? LIMIT 1",
                 (session_id, Role.USER, rows[0][0]),
             )
             is None
@@ -96,51 +101,33 @@ class StoreHistory:
             rows
             and not newest
             and self._db.scalar(
-                f"SELECT 1 FROM messages {_BY_GROUP} WHERE session_id=? AND group_id IS NULL AND role=?"
-                f" AND status NOT IN {_HIDDEN} AND id < ? LIMIT 1",
+                f"SELECT 1 FROM messages {BY_GROUP} WHERE session_id=? AND group_id IS NULL AND role=?"
+                f" AND {VISIBLE} AND id < ? LIMIT 1",
                 (session_id, Role.USER, rows[0][0]),
             )
             is None
         ):
             return to_messages(rows)[0]
         rows = self._db.tuples(
-            f"SELECT {_COLUMNS} FROM messages WHERE session_id=? AND role=? AND status NOT IN {_HIDDEN}"
+            f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE session_id=? AND role=? AND {VISIBLE}"
             f" ORDER BY id {order} LIMIT 1",
             (session_id, Role.USER),
         )
         return to_messages(rows)[0] if rows else None
 
     def search_groups(self, session_id: str, fts_query: str, limit: int, *, newest: int = 0) -> list[tuple[str, float]]:
-        return [(h.group_id, h.score) for h in self.search.groups(session_id, fts_query, limit, newest=newest)]
+        return [(h.group_id, h.score) for h in self._search.groups(session_id, fts_query, limit, newest=newest)]
 
     def search_archived(self, session_id: str, fts_query: str, limit: int) -> list[tuple[str, float]]:
-        return [(h.group_id, h.score) for h in self.search.groups(session_id, fts_query, limit, archived=True)]
+        return [(h.group_id, h.score) for h in self._search.groups(session_id, fts_query, limit, archived=True)]
 
     def system_group_ids(self, session_id: str) -> list[str]:
         rows = self._db.query(
             "SELECT DISTINCT group_id FROM messages INDEXED BY idx_messages_system_groups"
-            f" WHERE session_id=? AND role='system' AND group_id IS NOT NULL AND status NOT IN {_HIDDEN}",
+            f" WHERE session_id=? AND role='system' AND group_id IS NOT NULL AND {VISIBLE}",
             (session_id,),
         )
         return [r[0] for r in rows]
-
-    def active_summaries(self, session_id: str) -> dict[int, int | None]:
-        return self.archive.active_summaries(session_id)
-
-    def summary_group_ids(self, session_id: str) -> set[str]:
-        return self.archive.summary_group_ids(session_id)
-
-    def files_read(self, session_id: str, limit: int) -> list[str]:
-        return self.archive.files_read(session_id, limit)
-
-    def pinned_groups(self, session_id: str) -> set[str]:
-        return self.archive.pinned(session_id)
-
-    def recovered_since(self, session_id: str, since: str) -> set[str]:
-        return self.archive.recovered_since(session_id, since)
-
-    def archived(self, session_id: str, group_ids: list[str] | None = None) -> list[ArchivedGroup]:
-        return self.archive.archived(session_id, group_ids)
 
     # ---- writing: HistoryEditor --------------------------------------------------------
     @contextmanager
@@ -160,49 +147,3 @@ class StoreHistory:
             self._db.execute("RELEASE context_edit")
 
     rollback_error = Rollback
-
-    def compact(
-        self,
-        session_id: str,
-        message_ids: list[int],
-        summary: str,
-        *,
-        kind: str,
-        anchor_message_id: int | None,
-        tokens_before: int | None = None,
-        reset_files: bool = False,
-    ) -> tuple[str, int]:
-        return self.archive.compact(
-            session_id,
-            message_ids,
-            summary,
-            kind=kind,
-            anchor_message_id=anchor_message_id,
-            tokens_before=tokens_before,
-            reset_files=reset_files,
-        )
-
-    def set_compaction_tokens(self, summary_message_id: int, tokens_after: int) -> None:
-        self.archive.set_tokens_after(summary_message_id, tokens_after)
-
-    def archive_group(
-        self, session_id: str, group_id: str, *, score: float | None, prompt: str, reason: str, days: float
-    ) -> int:
-        return self.archive.archive(session_id, group_id, score=score, prompt=prompt, reason=reason, days=days)
-
-    def recover_group(self, session_id: str, group_id: str) -> int:
-        return self.archive.recover(session_id, group_id)
-
-    def expire_archive(self, session_id: str) -> int:
-        return self.archive.cleanup_expired(session_id)
-
-    def log(
-        self,
-        session_id: str,
-        event: str,
-        detail: str = "",
-        group_id: str | None = None,
-        tokens_before: int | None = None,
-        tokens_after: int | None = None,
-    ) -> None:
-        self.archive.log(session_id, event, detail, group_id, tokens_before, tokens_after)

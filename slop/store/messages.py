@@ -7,35 +7,14 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
-from typing import Any
 
 from slop.errors import StoreError
 from slop.records import GroupSummary, Message, NewMessage, Role, Status
 from slop.store.db import Database
+from slop.store.sql import BY_GROUP, HIDDEN, MESSAGE_COLUMNS, VISIBLE, to_messages
 from slop.textsafe import has_surrogates, scrub
 
 TokenCounter = Callable[[str], int]
-
-_HIDDEN = "('" + "','".join(Status.HIDDEN) + "')"
-# In Message's field order, NULLs mapped to the record's defaults, so a row tuple is the
-# constructor's arguments: window loads build ~200 records per model call. The CASTs
-# make a row edited by hand (a BLOB or a number in `content`, text in `tokens`) read
-# back as the types the record promises; they cost nothing on intact rows.
-# The (session_id, group_id, status) index, named: with ANALYZE statistics SQLite may
-# otherwise prefer a scan of the whole session.
-_BY_GROUP = "INDEXED BY idx_messages_session_group"
-_COLUMNS = (
-    "id, session_id, CAST(role AS TEXT), COALESCE(CAST(content AS TEXT), ''),"
-    " COALESCE(CAST(status AS TEXT), 'completed'), CAST(group_id AS TEXT), CAST(tool_call_id AS TEXT),"
-    " CAST(parsing_strategy AS TEXT), COALESCE(CAST(tokens AS INTEGER), 0), COALESCE(created_at, ''),"
-    " CAST(reasoning AS TEXT), COALESCE(CAST(content_tokens AS INTEGER), 0), CAST(call_ids AS TEXT)"
-)
-
-MESSAGE_COLUMNS = _COLUMNS  # for readers of whole rows outside this class (the ledger checks in tests)
-
-
-def to_messages(rows: list[tuple[Any, ...]]) -> list[Message]:
-    return [Message(*row) for row in rows]
 
 
 class Messages:
@@ -115,16 +94,16 @@ class Messages:
 
     # ---- reading -------------------------------------------------------------------
     def get(self, message_id: int) -> Message | None:
-        rows = self._db.tuples(f"SELECT {_COLUMNS} FROM messages WHERE id=?", (message_id,))
+        rows = self._db.tuples(f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE id=?", (message_id,))
         return to_messages(rows)[0] if rows else None
 
     def last_group_ids(self, session_id: str, n: int, *, include_hidden: bool = False) -> list[str]:
         """The session's last `n` group ids, newest first (n <= 0: all of them)."""
-        hidden = "" if include_hidden else f" AND status NOT IN {_HIDDEN}"
+        hidden = "" if include_hidden else f" AND {VISIBLE}"
         limit = " LIMIT ?" if n > 0 else ""
         params: tuple[object, ...] = (session_id, n) if n > 0 else (session_id,)
         rows = self._db.query(
-            f"SELECT DISTINCT group_id FROM messages {_BY_GROUP}"
+            f"SELECT DISTINCT group_id FROM messages {BY_GROUP}"
             f" WHERE session_id=? AND group_id IS NOT NULL{hidden} ORDER BY group_id DESC{limit}",
             params,
         )
@@ -137,7 +116,7 @@ class Messages:
         history: both queries walk the (session_id, group_id) index from the end."""
         if n <= 0:
             rows = self._db.tuples(
-                f"SELECT {_COLUMNS} FROM messages WHERE session_id=? AND status NOT IN {_HIDDEN} ORDER BY id",
+                f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE session_id=? AND {VISIBLE} ORDER BY id",
                 (session_id,),
             )
             return to_messages(rows)
@@ -147,12 +126,12 @@ class Messages:
         # with ANALYZE statistics) SQLite walks the whole session, so the cost grew with
         # the session's length instead of the window's.
         rows = self._db.tuples(
-            f"WITH g AS (SELECT DISTINCT group_id FROM messages {_BY_GROUP} WHERE session_id=?1"
-            f" AND group_id IS NOT NULL AND status NOT IN {_HIDDEN} ORDER BY group_id DESC LIMIT ?2)"
-            f" SELECT {_COLUMNS} FROM messages {_BY_GROUP} WHERE session_id=?1"
-            f" AND group_id >= (SELECT MIN(group_id) FROM g) AND status NOT IN {_HIDDEN}"
-            f" UNION ALL SELECT {_COLUMNS} FROM messages {_BY_GROUP} WHERE session_id=?1"
-            f" AND group_id IS NULL AND status NOT IN {_HIDDEN} ORDER BY 1",
+            f"WITH g AS (SELECT DISTINCT group_id FROM messages {BY_GROUP} WHERE session_id=?1"
+            f" AND group_id IS NOT NULL AND {VISIBLE} ORDER BY group_id DESC LIMIT ?2)"
+            f" SELECT {MESSAGE_COLUMNS} FROM messages {BY_GROUP} WHERE session_id=?1"
+            f" AND group_id >= (SELECT MIN(group_id) FROM g) AND {VISIBLE}"
+            f" UNION ALL SELECT {MESSAGE_COLUMNS} FROM messages {BY_GROUP} WHERE session_id=?1"
+            f" AND group_id IS NULL AND {VISIBLE} ORDER BY 1",
             (session_id, n),
         )
         return to_messages(rows)
@@ -160,13 +139,13 @@ class Messages:
     def messages_of_groups(
         self, session_id: str, group_ids: list[str], *, include_ungrouped: bool = False, include_hidden: bool = False
     ) -> list[Message]:
-        hidden = "" if include_hidden else f" AND status NOT IN {_HIDDEN}"
+        hidden = "" if include_hidden else f" AND {VISIBLE}"
         marks = ",".join("?" * len(group_ids))
         where = f"group_id IN ({marks})" if group_ids else "0"
-        sql = f"SELECT {_COLUMNS} FROM messages {_BY_GROUP} WHERE session_id=?1 AND {where}{hidden}"
+        sql = f"SELECT {MESSAGE_COLUMNS} FROM messages {BY_GROUP} WHERE session_id=?1 AND {where}{hidden}"
         if include_ungrouped:  # a second index range, not an OR that walks the session
             sql += (
-                f" UNION ALL SELECT {_COLUMNS} FROM messages {_BY_GROUP}"
+                f" UNION ALL SELECT {MESSAGE_COLUMNS} FROM messages {BY_GROUP}"
                 f" WHERE session_id=?1 AND group_id IS NULL{hidden}"
             )
         rows = self._db.tuples(f"{sql} ORDER BY 1", (session_id, *group_ids))
@@ -202,7 +181,7 @@ class Messages:
             "   AND u.group_id=m.group_id AND u.role='user' ORDER BY id LIMIT 1) AS prompt,"
             " MAX(CASE WHEN role='assistant' THEN CAST(tokens AS INTEGER) ELSE 0 END) AS tokens, COUNT(*) AS n,"
             " MIN(status) AS any_status, MAX(status) AS max_status,"
-            " SUM(status IN " + _HIDDEN + ") AS hidden, MIN(created_at) AS created"
+            " SUM(status IN " + HIDDEN + ") AS hidden, MIN(created_at) AS created"
             f" FROM messages m WHERE session_id=? AND group_id IN ({marks}) GROUP BY group_id ORDER BY group_id DESC",
             (session_id, *gids),
         )
@@ -230,7 +209,7 @@ class Messages:
         if not gids:
             return ""
         row = self._db.row(
-            f"SELECT CAST(content AS TEXT) FROM messages {_BY_GROUP} WHERE session_id=? AND group_id=? AND role='user'"
+            f"SELECT CAST(content AS TEXT) FROM messages {BY_GROUP} WHERE session_id=? AND group_id=? AND role='user'"
             " ORDER BY id LIMIT 1",
             (session_id, gids[0]),
         )
@@ -238,7 +217,8 @@ class Messages:
 
     def recent(self, session_id: str, limit: int) -> list[Message]:
         rows = self._db.tuples(
-            f"SELECT {_COLUMNS} FROM (SELECT * FROM messages WHERE session_id=? ORDER BY id DESC LIMIT ?) ORDER BY id",
+            f"SELECT {MESSAGE_COLUMNS} FROM (SELECT * FROM messages WHERE session_id=? ORDER BY id DESC LIMIT ?)"
+            " ORDER BY id",
             (session_id, limit),
         )
         return to_messages(rows)
@@ -251,11 +231,11 @@ class Messages:
                 # Remember each row's own status so a restore gives back exactly what was there.
                 self._db.execute(
                     "INSERT OR IGNORE INTO hidden_status(message_id, status) SELECT id, status FROM messages"
-                    f" WHERE session_id=? AND group_id=? AND status NOT IN {_HIDDEN}",
+                    f" WHERE session_id=? AND group_id=? AND {VISIBLE}",
                     (session_id, group_id),
                 )
                 cur = self._db.execute(
-                    f"UPDATE messages SET status=? WHERE session_id=? AND group_id=? AND status NOT IN {_HIDDEN}",
+                    f"UPDATE messages SET status=? WHERE session_id=? AND group_id=? AND {VISIBLE}",
                     (status, session_id, group_id),
                 )
                 return cur.rowcount

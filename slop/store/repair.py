@@ -11,7 +11,7 @@ from __future__ import annotations
 from slop.pairs import pair_results
 from slop.records import Message, Role, Status
 from slop.store.db import Database
-from slop.store.messages import to_messages
+from slop.store.sql import VISIBLE, message_columns, to_messages
 from slop.tokenestimate import estimate
 
 CANCELLED_RESULT = "[Cancelled: slop stopped before this tool finished]"
@@ -31,8 +31,6 @@ CREATE TABLE IF NOT EXISTS turn_locks (
     heartbeat REAL NOT NULL
 );
 """
-
-_VISIBLE = "status NOT IN ('" + "','".join(Status.HIDDEN) + "')"
 
 
 def m005_integrity(db: Database) -> None:
@@ -77,7 +75,7 @@ def _recent_rows(db: Database, session_id: str, recent_groups: int) -> list[Mess
         row[0]
         for row in db.query(
             "SELECT DISTINCT group_id FROM messages WHERE session_id=? AND group_id IS NOT NULL"
-            f" AND {_VISIBLE} ORDER BY group_id DESC LIMIT ?",
+            f" AND {VISIBLE} ORDER BY group_id DESC LIMIT ?",
             (session_id, recent_groups),
         )
     ]
@@ -90,12 +88,14 @@ def _recent_rows(db: Database, session_id: str, recent_groups: int) -> list[Mess
 def _rows(db: Database, where: str, params: tuple[object, ...]) -> list[Message]:
     # Pairing needs ids, not text: only a legacy call row without `call_ids` brings its
     # content (to parse its calls), so big tool outputs are not read on every turn.
-    found = db.tuples(
-        "SELECT id, session_id, role, CASE WHEN status='tool_call' AND call_ids IS NULL THEN content ELSE '' END,"
-        " status, group_id, tool_call_id, parsing_strategy, 0, '', NULL, 0, call_ids"
-        f" FROM messages WHERE {where} AND {_VISIBLE} ORDER BY id",
-        params,
+    columns = message_columns(
+        content="CASE WHEN status='tool_call' AND call_ids IS NULL THEN content ELSE '' END",
+        tokens="0",
+        created_at="''",
+        reasoning="NULL",
+        content_tokens="0",
     )
+    found = db.tuples(f"SELECT {columns} FROM messages WHERE {where} AND {VISIBLE} ORDER BY id", params)
     return to_messages(found)
 
 

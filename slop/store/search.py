@@ -19,8 +19,9 @@ import sqlite3
 from dataclasses import dataclass
 
 from slop.errors import StoreError
-from slop.records import Status
+from slop.records import SearchHit, Status
 from slop.store.db import Database
+from slop.store.sql import HIDDEN
 
 M002_HISTORY_SEARCH = """
 CREATE VIRTUAL TABLE IF NOT EXISTS history_fts USING fts5(
@@ -121,26 +122,10 @@ def scoped(session_id: str, fts_query: str) -> str:
     return f"scope : {scope_token(session_id)} AND content : ({fts_query})"
 
 
-_HIDDEN = "('" + "','".join(Status.HIDDEN) + "')"
-
-
 @dataclass(frozen=True, slots=True)
 class GroupHit:
     group_id: str
     score: float  # FTS5 bm25 rank of the group's best message: more negative = better
-
-
-@dataclass(frozen=True, slots=True)
-class SearchHit:
-    """One message found by search_history."""
-
-    message_id: int
-    group_id: str | None
-    role: str
-    status: str
-    created_at: str
-    snippet: str
-    score: float
 
 
 _QUOTED = re.compile(r'"((?:[^"]|"")*)"')
@@ -192,7 +177,7 @@ class HistorySearch:
         if not fts_query.strip() or limit <= 0:
             return []
         match = scoped(session_id, fts_query)
-        status = f"m.status = '{Status.ARCHIVED}'" if archived else f"m.status NOT IN {_HIDDEN}"
+        status = f"m.status = '{Status.ARCHIVED}'" if archived else f"m.status NOT IN {HIDDEN}"
         since = self._newest_bound(match, newest)
         rows = self._safe_query(
             "SELECT m.group_id AS gid, MIN(f.rank) AS score FROM history_fts f CROSS JOIN messages m ON m.id = f.rowid"

@@ -9,19 +9,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from slop.errors import ToolError
-from slop.records import Memo, Skill, ToolCall, ToolSpec
-
-
-@dataclass(frozen=True, slots=True)
-class HistoryMatch:
-    """One search_history hit."""
-
-    message_id: int
-    group_id: str | None
-    role: str
-    status: str
-    created_at: str
-    snippet: str
+from slop.records import Memo, SearchHit, Skill, ToolCall, ToolSpec
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +43,7 @@ class ToolStore(Protocol):
         ...
 
     def describe(self) -> str: ...
-    def search_history(self, session_id: str, query: str, limit: int) -> list[HistoryMatch]:
+    def search_history(self, session_id: str, query: str, limit: int) -> list[SearchHit]:
         """BM25 search over the session's messages, any status; ValueError when nothing to search for."""
         ...
 

@@ -9,7 +9,6 @@ import pytest
 from slop.errors import CommandError
 from slop.records import Status
 from slop.store import Store
-from slop.store.context_source import StoreHistory
 from tests.recording import Recorder
 
 from .conftest import SID, ScriptedProvider, add_group, statuses
@@ -58,7 +57,7 @@ def test_pin_unpin_and_log(ledger: Store, command: Run) -> None:
     gid = add_group(ledger, "remember the port is 8443")
     assert "pinned" in command(f"/context pin {gid}").kinds("success")[0]
     assert "already pinned" in command(f"/context pin {gid}").kinds("info")[0]
-    assert StoreHistory.of(ledger).pinned_groups(SID) == {gid}
+    assert ledger.history.pinned_groups(SID) == {gid}
     assert "unpinned" in command(f"/context unpin {gid}").kinds("success")[0]
     with pytest.raises(CommandError, match="no group"):
         command("/context pin 123")
@@ -73,7 +72,7 @@ def test_log_is_empty_at_first(command: Run) -> None:
 def test_recover_brings_back_dropped_groups(ledger: Store, command: Run) -> None:
     gid = add_group(ledger, "the navbar css must be sticky", "done")
     add_group(ledger, "something else entirely")
-    StoreHistory.of(ledger).archive_group(SID, gid, score=0.1, prompt="p", reason="test", days=30)
+    ledger.history.archive_group(SID, gid, score=0.1, prompt="p", reason="test", days=30)
     assert "nothing in cold storage" in command("/context recover kubernetes").kinds("info")[0]
     out = command("/context recover navbar").kinds("success")[0]
     assert gid in out and all(m.status != Status.ARCHIVED for m in ledger.messages.group(SID, gid))

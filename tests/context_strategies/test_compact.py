@@ -9,7 +9,6 @@ from slop.orchestrator import Orchestrator
 from slop.records import Role, Status
 from slop.snapshot import ContextService
 from slop.store import Store
-from slop.store.context_source import StoreHistory
 from slop.store.readonly import run_readonly_query
 from tests.recording import Recorder
 
@@ -61,7 +60,7 @@ def test_threshold_compacts_to_first_message_summary_and_recent(ledger: Store, s
     # at least the last 6 messages, and as many more recent ones as fit the target, in order
     kept = list(dict.fromkeys(m.group_id for m in rows[2:]))
     assert len(rows[2:]) >= 6 and kept == gids[-len(kept) :] and len(kept) >= 3
-    log = StoreHistory.of(ledger).archive.log_entries(SID)
+    log = ledger.archive.log_entries(SID)
     assert log[-1].event == "compact" and log[-1].tokens_before and log[-1].tokens_after
 
 
@@ -87,7 +86,7 @@ def test_originals_stay_readable_and_undo_of_the_summary_restores_them(ledger: S
     assert Status.COMPACTED not in statuses(ledger)
     assert [m.id for m in ledger.messages.window(SID, 0)] == visible_before
     # the trigger's uncompact, then the undo itself (every manual undo is logged too)
-    assert [e.event for e in StoreHistory.of(ledger).archive.log_entries(SID)[-2:]] == ["uncompact", "undo"]
+    assert [e.event for e in ledger.archive.log_entries(SID)[-2:]] == ["uncompact", "undo"]
 
 
 def test_second_compaction_folds_the_first_summary_in_and_undo_unwinds_one(
@@ -100,9 +99,9 @@ def test_second_compaction_folds_the_first_summary_in_and_undo_unwinds_one(
     calls: list[tuple[str, str]] = []
     assert service.maintain(SID, "openai", "", summarizer(calls)).changed
     assert CONTINUATION_HEADER in calls[0][1]  # the first summary is part of what the second one replaces
-    assert len(StoreHistory.of(ledger).active_summaries(SID)) == 1
+    assert len(ledger.history.active_summaries(SID)) == 1
     ledger.undo(SID)
-    assert len(StoreHistory.of(ledger).active_summaries(SID)) == 1  # the first summary is back
+    assert len(ledger.history.active_summaries(SID)) == 1  # the first summary is back
 
 
 def test_failure_no_summarizer_and_no_shrink_change_nothing(ledger: Store, service: ContextService) -> None:
@@ -129,7 +128,7 @@ def test_failure_no_summarizer_and_no_shrink_change_nothing(ledger: Store, servi
     result = service.maintain(SID, "openai", "", lambda i, t: "huge " * 20_000)
     assert not result.changed and "would not shrink" in result.report[0]
     unchanged()
-    events = [e.event for e in StoreHistory.of(ledger).archive.log_entries(SID)]
+    events = [e.event for e in ledger.archive.log_entries(SID)]
     assert events == ["compact-skipped"] * 4
 
 
@@ -143,7 +142,7 @@ def test_forced_compaction_reports_when_there_is_nothing_to_compact(ledger: Stor
 def test_files_read_are_listed_and_reset_by_compaction(ledger: Store, service: ContextService) -> None:
     long_session(ledger)
     use(ledger)
-    archive = StoreHistory.of(ledger).archive
+    archive = ledger.archive
     for path in ["src/a.py", "src/b.py", "src/a.py"]:
         archive.record_file_read(SID, path)
     prompt = service.prompt(SID, "openai", "")

@@ -8,7 +8,6 @@ from slop.context.textsearch import informative_terms
 from slop.records import NewMessage, Role
 from slop.snapshot import ContextService
 from slop.store import Store
-from slop.store.context_source import StoreHistory
 
 from .conftest import SID, add_group
 
@@ -37,7 +36,7 @@ def groups_of(service: ContextService) -> list[str]:
 
 
 def test_fts_index_follows_writes_and_deletes(ledger: Store) -> None:
-    search = StoreHistory.of(ledger)
+    search = ledger.history
     assert search.search_groups(SID, '"flamingo"', 5) == []
     gid = add_group(ledger, "the flamingo parser fails", "fixed the flamingo parser")
     assert [g for g, _ in search.search_groups(SID, '"flamingo"', 5)] == [gid]
@@ -53,7 +52,7 @@ def test_fts_index_follows_writes_and_deletes(ledger: Store) -> None:
 
 def test_malformed_search_finds_nothing_instead_of_failing(ledger: Store) -> None:
     add_group(ledger, "anything")
-    assert StoreHistory.of(ledger).search_groups(SID, 'AND OR "', 5) == []
+    assert ledger.history.search_groups(SID, 'AND OR "', 5) == []
 
 
 def test_rrf_fuses_ranks_with_k_and_weights() -> None:
@@ -147,7 +146,7 @@ def test_query_expansion_takes_words_shared_by_the_top_hits(ledger: Store, servi
 
 
 def test_search_is_scoped_to_the_session_and_ignores_tool_call_json(ledger: Store) -> None:
-    search = StoreHistory.of(ledger)
+    search = ledger.history
     mine = add_group(ledger, "open the flamingo parser", "done", tools=["def parse(): ..."])
     other = add_group(ledger, "the flamingo parser elsewhere", "done", sid="other")
     assert [g for g, _ in search.search_groups(SID, '"flamingo"', 5)] == [mine]
@@ -158,13 +157,13 @@ def test_search_is_scoped_to_the_session_and_ignores_tool_call_json(ledger: Stor
     # ...but what it says is: the tool's name and the argument values
     assert [g for g, _ in search.search_groups(SID, '"read_file"', 5)] == [mine]
     assert [g for g, _ in search.search_groups(SID, '"f0"', 5)] == [mine]
-    hits = search.search.messages(SID, '"flamingo"', 5)
+    hits = ledger.search.messages(SID, '"flamingo"', 5)
     assert hits and "[flamingo]" in hits[0].snippet
 
 
 def test_search_bound_ranks_only_the_newest_matches(ledger: Store) -> None:
     gids = [add_group(ledger, f"pelican note {i}") for i in range(6)]
-    found = StoreHistory.of(ledger).search_groups(SID, '"pelican"', 10, newest=2)
+    found = ledger.history.search_groups(SID, '"pelican"', 10, newest=2)
     assert {g for g, _ in found} == set(gids[-2:])
 
 

@@ -19,7 +19,6 @@ from slop.context.strategy_relevance import (
 from slop.records import Message, Status
 from slop.snapshot import ContextService
 from slop.store import Store
-from slop.store.context_source import StoreHistory
 
 from .conftest import NOW, SID, add_group, statuses
 
@@ -74,7 +73,7 @@ def test_compaction_drops_to_cold_storage_with_expiry_and_logs(ledger: Store, se
     use(ledger)
     result = service.maintain(SID, "openai", "", None)  # no summarizer: the middle band is kept
     assert result.changed
-    archived = {a.group_id: a for a in StoreHistory.of(ledger).archived(SID)}
+    archived = {a.group_id: a for a in ledger.history.archived(SID)}
     assert set(archived) == {gids["css"], gids["deploy"]}
     entry = archived[gids["css"]]
     assert entry.prompt_at_drop.startswith("why does the postgres") and entry.score is not None and entry.score <= 0.3
@@ -83,7 +82,7 @@ def test_compaction_drops_to_cold_storage_with_expiry_and_logs(ledger: Store, se
     assert [m.status for m in ledger.messages.group(SID, gids["css"])] == [Status.ARCHIVED] * 2
     visible = {m.group_id for m in ledger.messages.window(SID, 0)}
     assert {gids["db"], gids["db2"], gids["now"]} <= visible  # similar or current: kept
-    events = [e.event for e in StoreHistory.of(ledger).archive.log_entries(SID)]
+    events = [e.event for e in ledger.archive.log_entries(SID)]
     assert events.count("drop") == 2 and events[-1] == "relevance"
 
 
@@ -103,7 +102,7 @@ def test_middle_band_is_summarized_and_kept_recoverable_undo_takes_the_users_tur
     assert "Current request: why does the postgres" in seen[0]
     window = ledger.messages.window(SID, 0)
     assert any("Summary of earlier context" in m.content for m in window)
-    archive = {a.group_id: a for a in StoreHistory.of(ledger).archived(SID)}
+    archive = {a.group_id: a for a in ledger.history.archived(SID)}
     summarized = {r[0] for r in ledger.db.query("SELECT group_id FROM context_archive WHERE reason LIKE 'summarized%'")}
     assert summarized and gids["css"] in archive and gids["deploy"] in archive
     assert gids["now"] in {m.group_id for m in window}
@@ -113,7 +112,7 @@ def test_middle_band_is_summarized_and_kept_recoverable_undo_takes_the_users_tur
     assert ledger.messages.last_group_id(SID) == gids["now"]
     # summarized groups stay recoverable from cold storage
     some = sorted(summarized)[0]
-    back = recover(StoreHistory.of(ledger), SID, ledger.messages.group(SID, some)[0].content)
+    back = recover(ledger.history, SID, ledger.messages.group(SID, some)[0].content)
     assert some in {r.group_id for r in back}
     # /undo takes back the user's turn, not the summary
     assert ledger.undo(SID) is not None
@@ -141,7 +140,7 @@ def test_recover_by_query_and_expired_entries_stay_out(ledger: Store, service: C
     gids = session(ledger)
     use(ledger)
     service.maintain(SID, "openai", "", None)
-    history = StoreHistory.of(ledger)
+    history = ledger.history
     found = recover(history, SID, "navbar css")
     assert [r.group_id for r in found] == [gids["css"]] and found[0].overlap > 0
     assert all(m.status == Status.COMPLETED for m in ledger.messages.group(SID, gids["css"]))
@@ -149,7 +148,7 @@ def test_recover_by_query_and_expired_entries_stay_out(ledger: Store, service: C
     ledger.db.execute("UPDATE context_archive SET recoverable_until='2000-01-01 00:00:00.000'")
     assert recover(history, SID, "deploy script") == []  # expired: the rows stay archived in the ledger
     assert [m.status for m in ledger.messages.group(SID, gids["deploy"])] == [Status.ARCHIVED] * 2
-    events = [e.event for e in history.archive.log_entries(SID)]
+    events = [e.event for e in ledger.archive.log_entries(SID)]
     assert "recover" in events and "expire" in events
 
 
@@ -157,7 +156,7 @@ def test_recovered_groups_are_kept_for_the_current_request(ledger: Store, servic
     gids = session(ledger)
     use(ledger)
     service.maintain(SID, "openai", "", None)
-    recover(StoreHistory.of(ledger), SID, "navbar css")
+    recover(ledger.history, SID, "navbar css")
     service.maintain(SID, "openai", "", None, force=True)
     assert gids["css"] in {m.group_id for m in ledger.messages.window(SID, 0)}
 
@@ -165,9 +164,9 @@ def test_recovered_groups_are_kept_for_the_current_request(ledger: Store, servic
 def test_pinned_groups_are_never_dropped(ledger: Store, service: ContextService) -> None:
     gids = session(ledger)
     use(ledger)
-    StoreHistory.of(ledger).archive.pin(SID, gids["deploy"])
+    ledger.archive.pin(SID, gids["deploy"])
     service.maintain(SID, "openai", "", None)
-    assert {a.group_id for a in StoreHistory.of(ledger).archived(SID)} == {gids["css"]}
+    assert {a.group_id for a in ledger.history.archived(SID)} == {gids["css"]}
     notes = " ".join(service.snapshot(SID, "openai", "").notes)
     assert "Pinned: " + gids["deploy"] in notes and "-> KEEP" in notes
 

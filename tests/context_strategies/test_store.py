@@ -6,7 +6,6 @@ from pathlib import Path
 
 from slop.records import NewMessage, Role
 from slop.store import Store
-from slop.store.context_source import StoreHistory
 from slop.store.db import Database
 from slop.store.migrations import MIGRATIONS, migrate, schema_version
 
@@ -22,16 +21,16 @@ def test_migrating_an_old_ledger_indexes_its_history(tmp_path: Path) -> None:
     store = Store.open(path)
     try:
         assert schema_version(store.db) == len(MIGRATIONS) >= 3
-        assert StoreHistory.of(store).search_groups("s", '"zebra"', 5)[0][0] == "1"
+        assert store.history.search_groups("s", '"zebra"', 5)[0][0] == "1"
     finally:
         store.close()
 
 
 def test_clear_takes_the_context_tables_and_clone_stays_searchable(ledger: Store) -> None:
     gid = add_group(ledger, "the yak shaving plan", "shaved")
-    history = StoreHistory.of(ledger)
-    history.archive.pin(SID, gid)
-    history.archive.record_file_read(SID, "a.py")
+    history = ledger.history
+    ledger.archive.pin(SID, gid)
+    ledger.archive.record_file_read(SID, "a.py")
     ledger.sessions.clone(SID, "copy", int(ledger.messages.new_group_id()))
     assert [g for g, _ in history.search_groups("copy", '"yak"', 5)] != []
     ledger.sessions.clear(SID)

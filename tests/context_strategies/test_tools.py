@@ -6,7 +6,6 @@ from pathlib import Path
 
 from slop.records import Status, ToolCall
 from slop.store import Store
-from slop.store.context_source import StoreHistory
 from slop.store.memos import Memos
 from slop.toolrunner import SessionToolStore
 from slop.tools.base import ToolContext
@@ -35,7 +34,7 @@ def test_search_history_finds_hidden_and_visible_messages(ledger: Store) -> None
 
 def test_recover_context_restores_archived_groups(ledger: Store) -> None:
     gid = add_group(ledger, "the navbar css must be sticky", "done")
-    StoreHistory.of(ledger).archive_group(SID, gid, score=0.1, prompt="other work", reason="test", days=30)
+    ledger.history.archive_group(SID, gid, score=0.1, prompt="other work", reason="test", days=30)
     assert "Nothing in cold storage" in call(ledger, "recover_context", '{"query": "database"}')
     out = call(ledger, "recover_context", '{"query": "sticky navbar"}')
     assert "Recovered 1 group" in out and gid in out and "other work" in out

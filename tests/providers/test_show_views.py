@@ -112,4 +112,4 @@ def test_layout_cache_moves_the_volatile_layers_next_to_the_request(make_app: Ap
     outcome = app.engine.handle("/context layout sideways")
     assert not outcome.ok and "unknown layout 'sideways'" in (outcome.error or "") and "\n" not in (outcome.error or "")
     assert app.store.sessions.get("default").options["layout"] == "cache"  # unchanged by the bad one
-    assert any(e.event == "layout" for e in app.orchestrator.context.source().archive.log_entries("default", 5))
+    assert any(e.event == "layout" for e in app.store.archive.log_entries("default", 5))

@@ -10,7 +10,7 @@ from typing import Any
 
 from slop.pairs import pair_results
 from slop.records import Message
-from slop.store.messages import MESSAGE_COLUMNS
+from slop.store.sql import MESSAGE_COLUMNS
 
 
 def request_problems(body: dict[str, Any]) -> list[str]:
