@@ -1,7 +1,8 @@
-"""The light part of start-up: paths, the ledger, provider detection.
+"""The composition root's light stage: paths, the ledger, provider detection.
 
-Enough to draw the banner and the first prompt; `slop.app.build` adds the heavy rest
-(commands, tools, orchestrator, renderer) and can run while the user types."""
+Enough to draw the banner and the first prompt; `slop.app.build` (the heavy stage) wires
+the rest (commands, tools, orchestrator) and can run while the user types. Callers reach
+both stages through `slop.cli.ROOT` (the REPL) or `slop.app.build` (batch mode)."""
 
 from __future__ import annotations
 

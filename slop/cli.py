@@ -21,20 +21,35 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
 
-def build_app(
-    settings: Settings,
-    io: TerminalIO,
-    sink: EventSink,
-    approver: ApprovalPolicy,
-    booted: Boot,
-    *,
-    notify: Callable[[str], None] | None = None,
-) -> App:
-    """The composition root, imported on the first call: the REPL makes that call on its
-    background build thread, so these heavy imports never delay the first prompt."""
-    from slop.app import build
+class Root:
+    """The composition root, in the two stages start-up needs: `boot` (the ledger and the
+    provider, `slop.boot`: enough for the banner and the first prompt) and `build` (every
+    other object, wired by `slop.app.build`). Everything slop runs is built through these
+    two functions; this class only defers the heavy stage's imports, so `slop --version`
+    and the first prompt never pay for them (the REPL calls `build` on its background
+    build thread)."""
 
-    return build(settings, io, sink, approver, booted, notify=notify)
+    def boot(self, settings: Settings) -> Boot:
+        from slop.boot import boot
+
+        return boot(settings)
+
+    def build(
+        self,
+        settings: Settings,
+        io: TerminalIO,
+        sink: EventSink,
+        approver: ApprovalPolicy,
+        booted: Boot,
+        *,
+        notify: Callable[[str], None] | None = None,
+    ) -> App:
+        from slop.app import build
+
+        return build(settings, io, sink, approver, booted, notify=notify)
+
+
+ROOT = Root()
 
 
 def parser() -> argparse.ArgumentParser:
@@ -147,7 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_batch(settings)
         from slop.ui.repl import run_repl
 
-        return run_repl(settings, build_app)
+        return run_repl(settings, ROOT)
     except SlopError as exc:
         print(f"slop: {exc}", file=sys.stderr)
         return EXIT_ERROR

@@ -40,10 +40,14 @@ class Application(Protocol):
     def close(self) -> None: ...
 
 
-class AppBuilder(Protocol):
-    """The composition root as the REPL calls it (`slop.cli.build_app`)."""
+class AppRoot(Protocol):
+    """The composition root as the REPL calls it (`slop.cli.ROOT`): `boot` is the light
+    stage (ledger, provider detection: enough for the first prompt), `build` wires the
+    rest and runs on the REPL's background build thread."""
 
-    def __call__(
+    def boot(self, settings: Settings) -> Boot: ...
+
+    def build(
         self,
         settings: Settings,
         io: TerminalIO,

@@ -1,9 +1,9 @@
 """The interactive prompt: prompt_toolkit input, modeline, keys, and the turn loop.
 
-The prompt is drawn from `slop.boot` (ledger, provider detection); the rest of the app is
-built on a background thread once it is on screen (those function-local imports are the
-heavy part of start-up), by the `AppBuilder` the caller hands in: the ui sits below the
-composition root and knows the application only as an `Application` (`ui/appface.py`)."""
+The prompt is drawn from the composition root's light stage (`AppRoot.boot`: ledger,
+provider detection); its `build` stage wires the rest on a background thread once the
+prompt is on screen. The root is handed in: the ui sits below it and knows the
+application only as an `Application` (`ui/appface.py`)."""
 
 from __future__ import annotations
 
@@ -25,13 +25,13 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from slop import __version__
 from slop.approval import ApprovalPolicy
-from slop.boot import Boot, boot
+from slop.boot import Boot
 from slop.debuglog import one_line, write_crash_log
 from slop.errors import Cancelled, Terminated
 from slop.providers.registry import preload_sdk
 from slop.records import Role, Status, ToolCall
 from slop.settings import Settings, private_file
-from slop.ui.appface import AppBuilder, Application
+from slop.ui.appface import Application, AppRoot
 from slop.ui.completion import LazyCompleter
 from slop.ui.keys import Question, TurnKeys
 from slop.ui.modeline import modeline_text
@@ -55,8 +55,8 @@ NO_PROVIDER_HINT = (
 DIM, CYAN, GREEN, YELLOW, RESET = "\x1b[2m", "\x1b[36m", "\x1b[1;32m", "\x1b[33m", "\x1b[0m"
 
 
-def run_repl(settings: Settings, build: AppBuilder) -> int:
-    repl = Repl(settings, build)
+def run_repl(settings: Settings, root: AppRoot) -> int:
+    repl = Repl(settings, root)
     try:
         with repl.signals:
             return repl.loop()
@@ -65,15 +65,15 @@ def run_repl(settings: Settings, build: AppBuilder) -> int:
 
 
 class Repl:
-    def __init__(self, settings: Settings, build: AppBuilder, console: Console | None = None) -> None:
+    def __init__(self, settings: Settings, root: AppRoot, console: Console | None = None) -> None:
         """`console` None: a terminal console is made in the background build (rich is
         not needed before the first prompt; the banner is written directly)."""
         self.settings = settings
-        self._build_app = build
+        self._root = root
         self._console = console
         self.out: IO[str] = console.file if console is not None else sys.stdout
         self._color = not (settings.no_color or os.environ.get("NO_COLOR")) and self.out.isatty()
-        self.boot: Boot = boot(settings)
+        self.boot: Boot = root.boot(settings)
         self.boot.tokenizer.defer_loading()  # loaded in a quiet moment, never on the first reply's path
         # The SDK import (~1 s) gets its thread now and starts once the first prompt is drawn:
         # measured, overlapping the drawing delays the prompt ~50 ms and the first reply no less.
@@ -119,7 +119,7 @@ class Repl:
             console = self._console or make_console(no_color=self.settings.no_color)
             self._io = TerminalIO(console, Renderer(console), interactive=True, keys=lambda: self.keys)
             self._io.verbosity = self.settings.verbosity
-            self._app = self._build_app(
+            self._app = self._root.build(
                 self.settings, self._io, self._io.renderer, self.policy, self.boot, notify=self._notice
             )
         except BaseException as exc:

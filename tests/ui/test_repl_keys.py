@@ -12,7 +12,7 @@ import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from slop.cli import build_app
+from slop.cli import ROOT
 from slop.settings import Settings
 from slop.ui.console import make_console
 from slop.ui.repl import Repl
@@ -22,7 +22,7 @@ from slop.ui.repl import Repl
 def repl(tmp_path: Path) -> Iterator[Repl]:
     console = make_console(io.StringIO(), no_color=True)
     settings = Settings(db_path=str(tmp_path / "l.db"), home=str(tmp_path / "home"), project_root=str(tmp_path))
-    instance = Repl(settings, build_app, console)
+    instance = Repl(settings, ROOT, console)
     instance.app  # noqa: B018 - builds it; then let the warm-up and the tokenizer load finish, so
     instance._warmed.wait(30)  # token counts are exact, not the start-up estimates (issue 12)
     instance.app.tokenizer.wait_loaded(30)
