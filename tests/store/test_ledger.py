@@ -187,7 +187,6 @@ def test_a_ledger_indexed_the_old_way_is_reindexed_scoped_and_without_json(tmp_p
     from slop.records import ToolCall
     from slop.store.db import Database
     from slop.store.migrations import m008_scoped_search, migrate
-    from slop.store.search import HistorySearch
 
     path = str(tmp_path / "old.db")
     db = Database(path)
@@ -204,7 +203,7 @@ def test_a_ledger_indexed_the_old_way_is_reindexed_scoped_and_without_json(tmp_p
     store = Store.open(path)  # migrates the rest
     try:
         assert schema_version(store.db) == len(MIGRATIONS)
-        search = HistorySearch(store.db)
+        search = store.search
         assert [h.group_id for h in search.groups("a", '"heron"', 5)] == ["1"]  # session b's row is not a's
         assert search.groups("a", '"tool_calls"', 5) == [] and search.groups("a", '"function"', 5) == []
         assert [h.group_id for h in search.groups("a", '"looking"', 5)] == ["1"]
@@ -231,7 +230,7 @@ def _ledger_at_seven(path: str, seventh: object) -> None:
 @pytest.mark.parametrize("order", ["usage columns first (cost)", "scoped index first (recall)"])
 def test_a_ledger_at_version_seven_from_either_build_upgrades_to_both(tmp_path: Path, order: str) -> None:
     from slop.store.migrations import m007_usage_cache
-    from slop.store.search import M008_SCOPED_SEARCH, HistorySearch
+    from slop.store.search import M008_SCOPED_SEARCH
 
     path = str(tmp_path / "seven.db")
     _ledger_at_seven(path, m007_usage_cache if order.startswith("usage") else M008_SCOPED_SEARCH)
@@ -241,7 +240,7 @@ def test_a_ledger_at_version_seven_from_either_build_upgrades_to_both(tmp_path: 
             assert schema_version(store.db) == len(MIGRATIONS) == 8
             columns = {row[1] for row in store.db.query("PRAGMA table_info(usage)")}
             assert {"cached_tokens", "reasoning_tokens"} <= columns
-            assert [h.group_id for h in HistorySearch(store.db).groups("a", '"heron"', 5)] == ["1"]
+            assert [h.group_id for h in store.search.groups("a", '"heron"', 5)] == ["1"]
             store.db.execute("INSERT INTO history_fts(history_fts) VALUES ('integrity-check')")
         finally:
             store.close()
