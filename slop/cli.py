@@ -19,10 +19,14 @@ def parser() -> argparse.ArgumentParser:
         "Every message lands in a SQLite ledger.",
         epilog="Environment: OPENAI_API_KEY, OPENAI_BASE_URL, GEMINI_API_KEY/GOOGLE_API_KEY, "
         "GOOGLE_GEMINI_BASE_URL, SLOP_MODEL, SLOP_HOME, SLOP_DB, EDITOR/VISUAL, NO_COLOR. "
+        "Config: $SLOP_HOME/config.toml (or ~/.config/slop/config.toml) and .slop/config.toml. "
         "Exit codes: 0 ok, 1 provider/runtime error, 2 bad usage.",
     )
     p.add_argument(
-        "session_name", nargs="?", help="session to open (default: 'default'); 'auth' signs in to Gemini Code Assist"
+        "session_name",
+        nargs="?",
+        help="session to open (default: 'default'); 'auth' signs in to Gemini Code Assist; "
+        "'config' prints the merged configuration and where each value came from",
     )
     p.add_argument("--version", action="store_true", help="print the version and exit")
     p.add_argument("--session", help="session to open")
@@ -33,7 +37,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--yes", action="store_true", help="approve every file change and command without asking")
     p.add_argument("--read-only", action="store_true", help="refuse every file change and command")
     p.add_argument("--allow-path", action="append", default=[], metavar="DIR", help="let file tools reach DIR too")
-    p.add_argument("--max-parallel-tools", type=_positive, default=4, metavar="N", help="tool workers (default 4)")
+    p.add_argument("--max-parallel-tools", type=_positive, default=None, metavar="N", help="tool workers (default 4)")
     p.add_argument("--step-limit", type=_positive, default=None, metavar="N", help="model calls per turn (default 50)")
     p.add_argument("--shell-timeout", type=float, default=None, metavar="S", help="execute_bash timeout (default 120)")
     p.add_argument("--strip-reasoning", action="store_true", help="ask routers not to return reasoning text")
@@ -50,29 +54,31 @@ def _positive(text: str) -> int:
     return value
 
 
-def settings_from(args: argparse.Namespace):  # type: ignore[no-untyped-def]
-    from slop.settings import Settings, env_settings
+SUBCOMMANDS = ("auth", "config")  # first positional words that are not session names
 
-    values = env_settings()
-    session = args.session or (args.session_name if args.session_name != "auth" else None) or "default"
+
+def settings_from(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from slop.config import load_config
+    from slop.settings import env_settings, merged_settings, project_root
+
+    session = args.session or (args.session_name if args.session_name not in SUBCOMMANDS else None) or "default"
     flags = {
-        "session": session,
-        "prompt": args.prompt,
-        "model": args.model,
-        "provider": args.provider,
-        "db_path": args.db,
-        "approval": "yes" if args.yes else ("read-only" if args.read_only else "ask"),
-        "allow_paths": tuple(args.allow_path),
-        "max_parallel_tools": args.max_parallel_tools,
-        "step_limit": args.step_limit,
-        "shell_timeout": args.shell_timeout,
-        "strip_reasoning": args.strip_reasoning or None,
-        "output_format": args.output_format,
-        "no_color": args.no_color or None,
-        "debug": args.debug,
+        "session": (session, ""),
+        "prompt": (args.prompt, "--prompt"),
+        "model": (args.model, "--model"),
+        "provider": (args.provider, "--provider"),
+        "db_path": (args.db, "--db"),
+        "approval": ("yes" if args.yes else ("read-only" if args.read_only else None), "--yes/--read-only"),
+        "allow_paths": (tuple(args.allow_path) or None, "--allow-path"),
+        "max_parallel_tools": (args.max_parallel_tools, "--max-parallel-tools"),
+        "step_limit": (args.step_limit, "--step-limit"),
+        "shell_timeout": (args.shell_timeout, "--shell-timeout"),
+        "strip_reasoning": (args.strip_reasoning or None, "--strip-reasoning"),
+        "output_format": (args.output_format, ""),
+        "no_color": (args.no_color or None, "--no-color"),
+        "debug": (args.debug or None, "--debug"),
     }
-    values.update({k: v for k, v in flags.items() if v is not None})
-    return Settings(**values)  # type: ignore[arg-type]
+    return merged_settings(load_config(project_root()), env_settings(), flags)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -90,6 +96,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             from slop.providers.auth_flow import run_auth
 
             return run_auth(settings)
+        if args.session_name == "config" and not args.session:
+            from dataclasses import fields
+
+            from slop.config.show import render_config
+
+            values = {f.name: getattr(settings, f.name) for f in fields(settings)}
+            print(render_config(settings.config, values, settings.sources))
+            return EXIT_OK
         if settings.prompt is not None:
             from slop.runbatch import run_batch
 

@@ -88,7 +88,7 @@ class Repl:
             from slop.ui.terminal_io import TerminalIO
 
             console = self._console or make_console(no_color=self.settings.no_color)
-            self._io = TerminalIO(console, Renderer(console), interactive=True)
+            self._io = TerminalIO(console, Renderer(console), interactive=True, editor=self.settings.editor)
             self._app = build(self.settings, self._io, self._io.renderer, self.policy, self.boot)
         except BaseException as exc:
             self._error = exc

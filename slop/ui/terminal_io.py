@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Mapping
 from typing import IO, Any
 
 from rich.console import Console
@@ -13,10 +15,13 @@ from slop.ui.render import Renderer
 
 
 class TerminalIO:
-    def __init__(self, console: Console, renderer: Renderer, *, interactive: bool) -> None:
+    def __init__(self, console: Console, renderer: Renderer, *, interactive: bool, editor: str = "") -> None:
+        """`editor`: the configured editor command (SLOP_EDITOR or `ui.editor`), which wins over
+        $VISUAL/$EDITOR the way git's core.editor does."""
         self.console = console
         self.renderer = renderer
         self.interactive = interactive
+        self._env: Mapping[str, str] | None = {**os.environ, "VISUAL": editor} if editor else None
 
     @classmethod
     def for_stream(cls, stream: IO[str], *, no_color: bool, interactive: bool) -> TerminalIO:
@@ -49,7 +54,7 @@ class TerminalIO:
             self.error("this command opens an editor, which batch mode does not do")
             return None
         try:
-            return edit_text(text, suffix)
+            return edit_text(text, suffix, env=self._env)
         except EditorError as exc:
             self.error(str(exc))
             return None
@@ -60,9 +65,9 @@ class TerminalIO:
         if not self.interactive or text.count("\n") + 1 <= max(5, height - 3):
             self.renderer.plain(text)
             return
-        if has_editor():
+        if has_editor(self._env):
             try:
-                edit_text(text, suffix, read_only=True)
+                edit_text(text, suffix, read_only=True, env=self._env)
                 return
             except EditorError as exc:
                 self.error(f"{exc}; showing it in the pager instead")
@@ -84,10 +89,10 @@ class TerminalIO:
         if not self.interactive:
             self.renderer.plain(text)
             return ""
-        if has_editor():
+        if has_editor(self._env):
             try:
-                edit_text(text, suffix, read_only=True)
-                return f"a read-only copy in {editor_command()[0]}"
+                edit_text(text, suffix, read_only=True, env=self._env)
+                return f"a read-only copy in {editor_command(self._env)[0]}"
             except EditorError as exc:
                 self.error(f"{exc}; showing it in the pager instead")
         with self.console.pager(styles=False):
