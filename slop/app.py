@@ -12,6 +12,7 @@ from slop.commands.all import build_registry
 from slop.commands.base import CommandIO
 from slop.context.strategies import builtin_strategies
 from slop.context.tokens import Tokenizer, cached_counter
+from slop.context.truncate import TruncationConfig
 from slop.engine import Engine
 from slop.orchestrator import EventSink, Orchestrator
 from slop.providers.registry import ProviderManager
@@ -58,6 +59,7 @@ def build(
         strategies=builtin_strategies(),
         count=cached_counter(tokenizer.count),
         exact_tokens=lambda: tokenizer.exact,
+        truncation=truncation_config(settings),
     )
     runner = ToolRunnerImpl(
         store=store,
@@ -76,3 +78,14 @@ def build(
     registry = build_registry()
     ctx = CommandContext(store, memos, orchestrator, providers, settings, io, sink, session=settings.session, root=root)
     return App(settings, store, providers, orchestrator, registry, ctx, Engine(registry, ctx), tokenizer, root, home)
+
+
+def truncation_config(settings: Settings) -> TruncationConfig:
+    """The three tiers of tool-result truncation, from the config files' [truncation] table."""
+    config, base = settings.config, TruncationConfig()
+    return TruncationConfig(
+        full_limit=int(config.get("truncation.full", base.full_limit)),
+        full_count=int(config.get("truncation.full_count", base.full_count)),
+        degraded_limit=int(config.get("truncation.degraded", base.degraded_limit)),
+        inactive_limit=int(config.get("truncation.inactive", base.inactive_limit)),
+    )

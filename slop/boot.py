@@ -10,6 +10,7 @@ from pathlib import Path
 
 from slop.context.tokens import Tokenizer
 from slop.providers.registry import ProviderConfig, default_model, detect_kind
+from slop.records import SessionDefaults
 from slop.settings import Settings, default_db_path, prepare_db_dir, project_root, user_home
 from slop.store import Store
 
@@ -52,13 +53,23 @@ def provider_config(settings: Settings, home: Path) -> ProviderConfig:
     )
 
 
+def session_defaults(settings: Settings) -> SessionDefaults:
+    """The context settings of the config files, for sessions that never set their own."""
+    config, base = settings.config, SessionDefaults()
+    return SessionDefaults(
+        context_size=int(config.get("context.window", base.context_size)),
+        context_mode=str(config.get("context.mode", base.context_mode)),
+        budget=int(config.get("context.budget", base.budget)),
+    )
+
+
 def boot(settings: Settings) -> Boot:
     """Open the ledger and work out the provider, without importing any SDK."""
     root, db_path, home = resolve_paths(settings)
     prepare_db_dir(db_path)
     home.mkdir(parents=True, exist_ok=True)
     tokenizer = Tokenizer()
-    store = Store.open(str(db_path), tokenizer.count)
+    store = Store.open(str(db_path), tokenizer.count, session_defaults(settings))
     session = store.sessions.get(settings.session)
     kind = detect_kind(provider_config(settings, home), settings.provider or session.provider)
     return Boot(settings, root, db_path, home, store, tokenizer, kind, settings.model or session.model)

@@ -1,17 +1,17 @@
 """One exception tree for slop. Every message tells the user what to do next.
 
-    SlopError
-    ├── ConfigError          bad flags, env or config file
-    ├── StoreError           the SQLite ledger could not be read or written
-    ├── ToolError            a tool failed in a way the model should hear about
-    ├── CommandError         a slash command got bad arguments (carries the usage line)
-    ├── Cancelled            the user cancelled the running turn
-    └── ProviderError        the LLM API failed (carries `retryable`)
-        ├── AuthError            401/403: wrong or missing key
-        ├── RateLimited          429: carries retry_after seconds
-        ├── ContextTooLong       400 because the prompt is larger than the model allows
-        ├── ProviderUnavailable  connection refused, DNS, 5xx after retries
-        └── BadResponse          malformed, empty or cut-off reply
+SlopError
+├── ConfigError          bad flags, env or config file
+├── StoreError           the SQLite ledger could not be read or written
+├── ToolError            a tool failed in a way the model should hear about
+├── CommandError         a slash command got bad arguments (carries the usage line)
+├── Cancelled            the user cancelled the running turn
+└── ProviderError        the LLM API failed (carries `retryable`)
+    ├── AuthError            401/403: wrong or missing key
+    ├── RateLimited          429: carries retry_after seconds
+    ├── ContextTooLong       400 because the prompt is larger than the model allows
+    ├── ProviderUnavailable  connection refused, DNS, 5xx after retries
+    └── BadResponse          malformed, empty or cut-off reply
 """
 
 from __future__ import annotations

@@ -16,7 +16,12 @@ EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 def run_batch(settings: Settings) -> int:
     if settings.output_format in ("json", "jsonl"):
         events = JsonEvents(settings.output_format)
-        app = build(settings, events, events, ApprovalPolicy(settings.approval, None, events.warning))
+        app = build(
+            settings,
+            events,
+            events,
+            ApprovalPolicy(settings.approval, None, events.warning, per_tool=settings.config.tool_approvals()),
+        )
         try:
             outcome = app.engine.handle(settings.prompt or "")
             group = outcome.turn.group_id if outcome.turn else None
@@ -27,7 +32,12 @@ def run_batch(settings: Settings) -> int:
     from slop.ui.terminal_io import TerminalIO
 
     io = TerminalIO.for_stream(sys.stdout, no_color=settings.no_color, interactive=False)
-    app = build(settings, io, io.renderer, ApprovalPolicy(settings.approval, None, io.warning))
+    app = build(
+        settings,
+        io,
+        io.renderer,
+        ApprovalPolicy(settings.approval, None, io.warning, per_tool=settings.config.tool_approvals()),
+    )
     try:
         outcome = app.engine.handle(settings.prompt or "")
     finally:

@@ -8,10 +8,18 @@ from slop.commands.base import Registry
 
 def build_registry() -> Registry:
     ref: list[Registry] = []
-    registry = Registry([
-        core.make_help(ref), core.EXIT, *context.COMMANDS,
-        *session.COMMANDS, *memo.COMMANDS, *skill.COMMANDS, *review.COMMANDS, *inspect.COMMANDS,
-        *model.COMMANDS,
-    ])
+    registry = Registry(
+        [
+            core.make_help(ref),
+            core.EXIT,
+            *context.COMMANDS,
+            *session.COMMANDS,
+            *memo.COMMANDS,
+            *skill.COMMANDS,
+            *review.COMMANDS,
+            *inspect.COMMANDS,
+            *model.COMMANDS,
+        ]
+    )
     ref.append(registry)
     return registry

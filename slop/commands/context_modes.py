@@ -46,8 +46,11 @@ def budget_cmd(ctx: CommandContext, rest: str) -> None:
     if not rest:
         own = ctx.store.sessions.get(ctx.session).budget
         default = prompt_budget(model, 0)
-        ctx.io.info(f"context budget: {own:,} tokens (this session)" if own
-                    else f"context budget: the model's default, {default:,} tokens{f' for {model}' if model else ''}")
+        ctx.io.info(
+            f"context budget: {own:,} tokens (this session)"
+            if own
+            else f"context budget: the model's default, {default:,} tokens{f' for {model}' if model else ''}"
+        )
         return
     n = parse_int(rest.replace(",", "").replace("_", ""), "the budget", usage)
     if n < 0:
@@ -57,8 +60,11 @@ def budget_cmd(ctx: CommandContext, rest: str) -> None:
     before = ctx.store.sessions.get(ctx.session).budget
     ctx.store.sessions.update_settings(ctx.session, budget=n)
     ctx.store.log_event(ctx.session, "budget", f"budget {before:,} -> {n:,} tokens (0 = the model's default)")
-    ctx.io.success(f"context budget: {n:,} tokens" if n
-                   else f"context budget: the model's default ({prompt_budget(model, 0):,} tokens)")
+    ctx.io.success(
+        f"context budget: {n:,} tokens"
+        if n
+        else f"context budget: the model's default ({prompt_budget(model, 0):,} tokens)"
+    )
 
 
 def set_cmd(ctx: CommandContext, rest: str) -> None:
@@ -84,15 +90,17 @@ def compact_cmd(ctx: CommandContext, rest: str) -> None:
     info = ctx.store.sessions.get(ctx.session)
     service = ctx.orchestrator.context
     if not hasattr(service.strategy_for(info), "maintain"):
-        raise CommandError(f"the {info.context_mode!r} mode does not compact; switch with /context mode compact "
-                           "(or relevance) first")
+        raise CommandError(
+            f"the {info.context_mode!r} mode does not compact; switch with /context mode compact (or relevance) first"
+        )
     provider = ctx.orchestrator.provider()
     summarizer = ctx.orchestrator.summarizer(ctx.session, ctx.cancel)
     if summarizer is None and info.context_mode == "compact":
         ctx.io.error("cannot compact: no model provider is configured to write the summary; nothing changed")
         return
-    result = service.maintain(ctx.session, provider.strategy if provider else "openai", _model(ctx), summarizer,
-                              force=True)
+    result = service.maintain(
+        ctx.session, provider.strategy if provider else "openai", _model(ctx), summarizer, force=True
+    )
     report = "\n".join(result.report) or "nothing to compact"
     (ctx.io.success if result.changed else ctx.io.warning)(report)
 
@@ -146,11 +154,15 @@ def log_cmd(ctx: CommandContext, rest: str) -> None:
         return
     rows = []
     for e in entries:
-        tokens = f"{e.tokens_before:,} -> {e.tokens_after:,}" if e.tokens_before and e.tokens_after else (
-            f"{e.tokens_before:,}" if e.tokens_before else "")
+        tokens = (
+            f"{e.tokens_before:,} -> {e.tokens_after:,}"
+            if e.tokens_before and e.tokens_after
+            else (f"{e.tokens_before:,}" if e.tokens_before else "")
+        )
         rows.append([e.created_at[:19], e.event, e.group_id or "", tokens, e.detail])
-    ctx.io.table(f"Context log of '{ctx.session}' (last {len(rows)})", ["When (UTC)", "Event", "Group", "Tokens",
-                                                                        "Detail"], rows)
+    ctx.io.table(
+        f"Context log of '{ctx.session}' (last {len(rows)})", ["When (UTC)", "Event", "Group", "Tokens", "Detail"], rows
+    )
 
 
 SUBCOMMANDS = {

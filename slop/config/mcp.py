@@ -59,7 +59,7 @@ def parse_mcp(values: Mapping[tuple[str, ...], object], where: Mapping[tuple[str
         command, url = table.get("command"), table.get("url")
         if bool(command) == bool(url):
             raise ConfigError(
-                f"{origin[name]}: [mcp.servers.{name}] needs either command = [...] (stdio) or url = \"...\" (HTTP)"
+                f'{origin[name]}: [mcp.servers.{name}] needs either command = [...] (stdio) or url = "..." (HTTP)'
             )
         servers[name] = McpServer(
             name=name,

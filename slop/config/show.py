@@ -32,7 +32,9 @@ def render_config(config: Config, values: Mapping[str, object], sources: Mapping
     return "\n".join(lines)
 
 
-def _effective(key: Key, config: Config, values: Mapping[str, object], sources: Mapping[str, str]) -> tuple[object, str]:
+def _effective(
+    key: Key, config: Config, values: Mapping[str, object], sources: Mapping[str, str]
+) -> tuple[object, str]:
     if key.setting:
         name, convert = _FROM_SETTING.get(key.setting, (key.setting, lambda v: v))
         value = convert(values.get(name))

@@ -23,29 +23,60 @@ OPTIONS: dict[str, Option] = {
     o.name: o
     for o in (
         Option("messages", 10, int, 1, 10_000, "messages", "how many recent messages the window holds"),
-        Option("max_input_chars", 500, int, 0, 10_000_000, "messages",
-               "longest user message accepted, in characters (0 = no limit)"),
+        Option(
+            "max_input_chars",
+            500,
+            int,
+            0,
+            10_000_000,
+            "messages",
+            "longest user message accepted, in characters (0 = no limit)",
+        ),
         Option("ranked_k", 60, float, 1, 1000, "ranked", "RRF constant k: score = sum of w / (k + rank)"),
         Option("ranked_bm25_weight", 1.5, float, 0, 100, "ranked", "RRF weight of the BM25 rank"),
         Option("ranked_recency_weight", 1.0, float, 0, 100, "ranked", "RRF weight of the recency rank"),
-        Option("ranked_keep_last", 2, int, 0, 1000, "ranked",
-               "the last K groups are always kept (current one included)"),
+        Option(
+            "ranked_keep_last", 2, int, 0, 1000, "ranked", "the last K groups are always kept (current one included)"
+        ),
         Option("ranked_candidates", 50, int, 1, 1000, "ranked", "FTS hits and recent groups ranked per request"),
-        Option("ranked_expansion_terms", 5, int, 0, 50, "ranked",
-               "query expansion: words taken from the top 3 hits (0 = off)"),
+        Option(
+            "ranked_expansion_terms",
+            5,
+            int,
+            0,
+            50,
+            "ranked",
+            "query expansion: words taken from the top 3 hits (0 = off)",
+        ),
         Option("ranked_expansion_weight", 1.0, float, 0, 100, "ranked", "RRF weight of the expanded-query ranking"),
-        Option("compact_threshold", 0.8, float, 0.05, 1.0, "compact",
-               "compact when the prompt passes this share of the budget"),
+        Option(
+            "compact_threshold",
+            0.8,
+            float,
+            0.05,
+            1.0,
+            "compact",
+            "compact when the prompt passes this share of the budget",
+        ),
         Option("compact_target", 0.5, float, 0.05, 1.0, "compact", "aim for this share of the budget after compaction"),
         Option("compact_keep_recent", 6, int, 0, 1000, "compact", "most recent messages kept verbatim"),
-        Option("relevance_trigger", 0.5, float, 0.05, 1.0, "relevance",
-               "score and compact at this share of the budget"),
+        Option(
+            "relevance_trigger", 0.5, float, 0.05, 1.0, "relevance", "score and compact at this share of the budget"
+        ),
         Option("relevance_keep", 0.7, float, 0, 10, "relevance", "score >= this: KEEP"),
         Option("relevance_cutoff", 0.3, float, 0, 10, "relevance", "score <= this: DROP to cold storage"),
-        Option("relevance_similarity_weight", 0.6, float, 0, 10, "relevance",
-               "weight of prompt similarity (BM25, 0-1)"),
-        Option("relevance_recency_bonus", 0.2, float, 0, 10, "relevance",
-               "largest recency bonus (a group written just now)"),
+        Option(
+            "relevance_similarity_weight", 0.6, float, 0, 10, "relevance", "weight of prompt similarity (BM25, 0-1)"
+        ),
+        Option(
+            "relevance_recency_bonus",
+            0.2,
+            float,
+            0,
+            10,
+            "relevance",
+            "largest recency bonus (a group written just now)",
+        ),
         Option("relevance_half_life_hours", 4.0, float, 0.001, 100_000, "relevance", "recency bonus half-life, hours"),
         Option("relevance_importance_bonus", 0.1, float, 0, 10, "relevance", "bonus of pinned groups (/context pin)"),
         Option("relevance_min_keep", 5, int, 0, 10_000, "relevance", "never keep fewer groups than this"),
@@ -75,8 +106,10 @@ def parse_option(name: str, text: str) -> float:
     try:
         value = spec.kind(float(text)) if spec.kind is int and float(text).is_integer() else spec.kind(text)
     except ValueError:
-        raise ValueError(f"{name} must be a{'' if spec.kind is int else ' decimal'} number"
-                         f"{' (whole)' if spec.kind is int else ''}, got {text!r}") from None
+        raise ValueError(
+            f"{name} must be a{'' if spec.kind is int else ' decimal'} number"
+            f"{' (whole)' if spec.kind is int else ''}, got {text!r}"
+        ) from None
     if not spec.low <= value <= spec.high:
         raise ValueError(f"{name} must be between {spec.low:g} and {spec.high:g}, got {text}")
     return value

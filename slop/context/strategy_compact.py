@@ -42,9 +42,7 @@ def ordered_history(source: HistorySource, session_id: str) -> list[Message]:
     return place_summaries(source.window(session_id, 0), source.active_summaries(session_id))
 
 
-def plan_compaction(
-    rows: list[Message], *, keep_recent: int, target_tokens: int, overhead: int
-) -> CompactionPlan:
+def plan_compaction(rows: list[Message], *, keep_recent: int, target_tokens: int, overhead: int) -> CompactionPlan:
     """Split the visible history into what stays verbatim and what the summary replaces."""
     if not rows:
         return CompactionPlan((), (), None)
@@ -126,23 +124,40 @@ class CompactStrategy:
         if not force and (not fresh or replaced <= SUMMARY_TOKENS_ESTIMATE // 2):
             return Maintenance()  # nothing worth a model call; the budget guard does the rest
         if not plan.middle:
-            return self._nothing(history, sid, used, "compaction skipped: nothing to compact (only the first request, "
-                                 "the current request and the most recent messages are left); nothing changed")
+            return self._nothing(
+                history,
+                sid,
+                used,
+                "compaction skipped: nothing to compact (only the first request, "
+                "the current request and the most recent messages are left); nothing changed",
+            )
         if summarize is None:
-            return self._nothing(history, sid, used, f"compaction needed ({why}) but no model provider is configured "
-                                 "to write the summary; nothing changed")
+            return self._nothing(
+                history,
+                sid,
+                used,
+                f"compaction needed ({why}) but no model provider is configured to write the summary; nothing changed",
+            )
         try:
             summary = summarize(COMPACT_INSTRUCTIONS, transcript(list(plan.middle)))
         except Exception as exc:  # any provider failure: report, change nothing
-            return self._nothing(history, sid, used, f"compaction failed: the summary call failed ({exc}); "
-                                 "nothing changed")
+            return self._nothing(
+                history, sid, used, f"compaction failed: the summary call failed ({exc}); nothing changed"
+            )
         if not summary or not summary.strip():
-            return self._nothing(history, sid, used, "compaction failed: the model returned an empty summary; "
-                                 "nothing changed")
+            return self._nothing(
+                history, sid, used, "compaction failed: the model returned an empty summary; nothing changed"
+            )
         return self._apply(history, sid, plan, with_header(summary), used, measure, why)
 
     def _apply(
-        self, history: HistoryEditor, sid: str, plan: CompactionPlan, summary: str, used: int, measure: Measure,
+        self,
+        history: HistoryEditor,
+        sid: str,
+        plan: CompactionPlan,
+        summary: str,
+        used: int,
+        measure: Measure,
         why: str,
     ) -> Maintenance:
         after = used
@@ -150,8 +165,13 @@ class CompactStrategy:
         applied = False
         with history.atomic():
             gid, summary_id = history.compact(
-                sid, [m.id for m in plan.middle], summary, kind="compact", anchor_message_id=plan.anchor,
-                tokens_before=used, reset_files=True,
+                sid,
+                [m.id for m in plan.middle],
+                summary,
+                kind="compact",
+                anchor_message_id=plan.anchor,
+                tokens_before=used,
+                reset_files=True,
             )
             after = measure()
             if after >= used:
@@ -161,13 +181,20 @@ class CompactStrategy:
             history.log(sid, "compact", detail, gid, used, after)
             applied = True
         if not applied:
-            return self._nothing(history, sid, used, f"compaction would not shrink the prompt ({used:,} -> {after:,} "
-                                 "tokens); nothing changed")
-        return Maintenance(True, (
-            f"context compacted: {len(plan.middle)} message(s) replaced by a continuation summary (group {gid}); "
-            f"prompt {used:,} -> {after:,} tokens. The originals stay in the ledger (status compacted); "
-            f"/undo removes the summary and restores them.",
-        ))
+            return self._nothing(
+                history,
+                sid,
+                used,
+                f"compaction would not shrink the prompt ({used:,} -> {after:,} tokens); nothing changed",
+            )
+        return Maintenance(
+            True,
+            (
+                f"context compacted: {len(plan.middle)} message(s) replaced by a continuation summary (group {gid}); "
+                f"prompt {used:,} -> {after:,} tokens. The originals stay in the ledger (status compacted); "
+                f"/undo removes the summary and restores them.",
+            ),
+        )
 
     @staticmethod
     def _nothing(history: HistoryEditor, sid: str, used: int, message: str) -> Maintenance:

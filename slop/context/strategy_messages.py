@@ -39,9 +39,11 @@ class MessagesStrategy:
         rows = source.recent_messages(session.name, n + _LOOKBACK)
         cut = pair_safe_cut(rows, len(rows) - n)
         window = rows[cut:]
-        notes = [f"Strategy messages: last {n} message(s)"
-                 + (f", {len(window) - n} more to keep a tool call with its results" if len(window) > n else "")
-                 + "."]
+        notes = [
+            f"Strategy messages: last {n} message(s)"
+            + (f", {len(window) - n} more to keep a tool call with its results" if len(window) > n else "")
+            + "."
+        ]
         latest = source.latest_user(session.name)
         if latest is not None and all(m.id != latest.id for m in window):
             window = [latest, *window]

@@ -107,10 +107,13 @@ class RankedStrategy:
             messages = source.window(sid, session.context_size)
             shown = " ".join(query.split())[:60]
             n = session.context_size
-            return Selection(tuple(messages), (
-                f"Strategy ranked: the request {shown!r} has no informative words to search for; "
-                f"fell back to the window ({'full history' if n <= 0 else f'last {n} group(s)'}).",
-            ))
+            return Selection(
+                tuple(messages),
+                (
+                    f"Strategy ranked: the request {shown!r} has no informative words to search for; "
+                    f"fell back to the window ({'full history' if n <= 0 else f'last {n} group(s)'}).",
+                ),
+            )
         k = float(option(session, "ranked_k"))
         w_b = float(option(session, "ranked_bm25_weight"))
         w_r = float(option(session, "ranked_recency_weight"))
@@ -122,18 +125,32 @@ class RankedStrategy:
         current = latest.group_id if latest is not None and latest.group_id else (recent[0] if recent else None)
         searched = source.search_groups(sid, fts_query(terms), TAIL_FACTOR * candidates + 1)
         found = [g for g, _ in searched if g != current]
-        hits, tail = found[:candidates], found[candidates:TAIL_FACTOR * candidates]
+        hits, tail = found[:candidates], found[candidates : TAIL_FACTOR * candidates]
         # subset rule: when the search found groups, only they are ranked by recency (newest first)
         recency = sorted(hits, reverse=True) if hits else [g for g in recent if g != current]
-        extra = expansion_terms(source.messages_of_groups(sid, hits[:_FEEDBACK_GROUPS]), terms,
-                                int(option(session, "ranked_expansion_terms"))) if hits else []
+        extra = (
+            expansion_terms(
+                source.messages_of_groups(sid, hits[:_FEEDBACK_GROUPS]),
+                terms,
+                int(option(session, "ranked_expansion_terms")),
+            )
+            if hits
+            else []
+        )
         wider = source.search_groups(sid, fts_query(terms + extra), TAIL_FACTOR * candidates + 1) if extra else []
         expanded_all = [g for g, _ in wider if g != current]
         expanded = expanded_all[:candidates]
         if expanded_all:  # the tail follows the expanded query: it found the same groups and more
             tail = [g for g in expanded_all[candidates:] if g not in hits]
-        ranked = rrf(hits, recency, k=k, w_bm25=w_b, w_recency=w_r, expanded_order=expanded,
-                     w_expanded=float(option(session, "ranked_expansion_weight")))
+        ranked = rrf(
+            hits,
+            recency,
+            k=k,
+            w_bm25=w_b,
+            w_recency=w_r,
+            expanded_order=expanded,
+            w_expanded=float(option(session, "ranked_expansion_weight")),
+        )
 
         mandatory: list[str] = []
         for gid in [current, *recent[:keep_last], *source.system_group_ids(sid)]:
@@ -153,13 +170,22 @@ class RankedStrategy:
         gaps = bool(order) and sorted(order, reverse=True) != source.last_group_ids(sid, len(order))
         notes = self._notes(terms, hits, ranked, mandatory, chosen, filled, order, gaps, budget)
         if extra:
-            notes.insert(1, f"Query expansion from the top {_FEEDBACK_GROUPS} hits: {' '.join(extra)} "
-                            f"({len(expanded)} group(s) found with it, fused as a third ranking).")
+            notes.insert(
+                1,
+                f"Query expansion from the top {_FEEDBACK_GROUPS} hits: {' '.join(extra)} "
+                f"({len(expanded)} group(s) found with it, fused as a third ranking).",
+            )
         return Selection(tuple(messages), tuple(notes), GAPS_LAYER if gaps else "")
 
     def _fill(
-        self, source: HistorySource, sid: str, current: str | None, mandatory: list[str], ranked: list[str],
-        room: int, cap: int,
+        self,
+        source: HistorySource,
+        sid: str,
+        current: str | None,
+        mandatory: list[str],
+        ranked: list[str],
+        room: int,
+        cap: int,
     ) -> tuple[list[str], int, dict[str | None, list[Message]]]:
         loaded = group_map(source.messages_of_groups(sid, mandatory))
         chosen: list[str] = []
@@ -188,8 +214,16 @@ class RankedStrategy:
         return chosen, used, loaded
 
     def _fill_recent(
-        self, source: HistorySource, sid: str, current: str | None, chosen: list[str], used: int, room: int,
-        cap: int, n_mandatory: int, loaded: dict[str | None, list[Message]],
+        self,
+        source: HistorySource,
+        sid: str,
+        current: str | None,
+        chosen: list[str],
+        used: int,
+        room: int,
+        cap: int,
+        n_mandatory: int,
+        loaded: dict[str | None, list[Message]],
     ) -> list[str]:
         """Spend what is left of the window or budget on the most recent other groups."""
         if room <= 0 and cap <= 0:
@@ -218,26 +252,44 @@ class RankedStrategy:
 
     @staticmethod
     def _notes(
-        terms: list[str], hits: list[str], ranked: list, mandatory: list[str], chosen: list[str],  # type: ignore[type-arg]
-        filled: list[str], order: list[str], gaps: bool, budget: int,
+        terms: list[str],
+        hits: list[str],
+        ranked: list,
+        mandatory: list[str],
+        chosen: list[str],  # type: ignore[type-arg]
+        filled: list[str],
+        order: list[str],
+        gaps: bool,
+        budget: int,
     ) -> list[str]:
-        notes = [f"Strategy ranked: query terms {' '.join(terms)}; {len(hits)} matching group(s)"
-                 + ("" if hits else " (no match: recency only)") + "."]
+        notes = [
+            f"Strategy ranked: query terms {' '.join(terms)}; {len(hits)} matching group(s)"
+            + ("" if hits else " (no match: recency only)")
+            + "."
+        ]
         if mandatory:
             notes.append("Always kept (current group, last groups, system messages): " + ", ".join(mandatory) + ".")
         picked = set(chosen)
         top = [r for r in ranked if r.group_id in picked and r.group_id not in mandatory][:12]
         if top:
-            notes.append("Chosen by RRF (score; BM25 rank; recency rank; expanded-query rank): " + ", ".join(
-                f"{r.group_id} ({r.score:.4f}; {r.bm25_rank or '-'}; {r.recency_rank or '-'}; "
-                f"{r.expanded_rank or '-'})" for r in top)
-                + (" …" if len([r for r in ranked if r.group_id in picked]) > len(top) else "") + ".")
+            notes.append(
+                "Chosen by RRF (score; BM25 rank; recency rank; expanded-query rank): "
+                + ", ".join(
+                    f"{r.group_id} ({r.score:.4f}; {r.bm25_rank or '-'}; {r.recency_rank or '-'}; "
+                    f"{r.expanded_rank or '-'})"
+                    for r in top
+                )
+                + (" …" if len([r for r in ranked if r.group_id in picked]) > len(top) else "")
+                + "."
+            )
         if filled:
-            notes.append(f"Filled with {len(filled)} more recent group(s) to use the "
-                         + ("budget." if budget > 0 else "window."))
+            notes.append(
+                f"Filled with {len(filled)} more recent group(s) to use the " + ("budget." if budget > 0 else "window.")
+            )
         skipped = [r.group_id for r in ranked if r.group_id not in picked]
         if skipped:
             notes.append(f"Ranked but left out (window size or budget): {len(skipped)} group(s).")
-        notes.append(f"{len(order)} group(s) in chronological order"
-                     + (" (with gaps; the model is told)." if gaps else "."))
+        notes.append(
+            f"{len(order)} group(s) in chronological order" + (" (with gaps; the model is told)." if gaps else ".")
+        )
         return notes

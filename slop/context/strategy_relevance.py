@@ -134,9 +134,13 @@ def classify(
         drops = sorted((s for s in out if s.action == DROP), key=lambda s: (-s.score, s.group_id))
         promote = {s.group_id for s in drops[: w.min_keep - staying]}
         out = [
-            replace(s, action=KEEP if s.group_id in no_summary else SUMMARIZE,
-                    reason=f"promoted: at least {w.min_keep} groups stay")
-            if s.group_id in promote else s
+            replace(
+                s,
+                action=KEEP if s.group_id in no_summary else SUMMARIZE,
+                reason=f"promoted: at least {w.min_keep} groups stay",
+            )
+            if s.group_id in promote
+            else s
             for s in out
         ]
     return out
@@ -154,16 +158,24 @@ class RelevanceStrategy:
         groups = group_map(rows)
         w = Weights.of(session)
         trigger = float(option(session, "relevance_trigger"))
-        notes = [f"Strategy relevance: the whole visible history ({len(groups)} group(s)); at {trigger:.0%} of the "
-                 f"budget groups are scored (similarity x {w.similarity:g} + recency up to {w.recency_bonus:g}, "
-                 f"half-life {w.half_life_hours:g} h + {w.importance_bonus:g} if pinned) and kept (>= {w.keep:g}), "
-                 f"summarized, or dropped to cold storage (<= {w.cutoff:g})."]
+        notes = [
+            f"Strategy relevance: the whole visible history ({len(groups)} group(s)); at {trigger:.0%} of the "
+            f"budget groups are scored (similarity x {w.similarity:g} + recency up to {w.recency_bonus:g}, "
+            f"half-life {w.half_life_hours:g} h + {w.importance_bonus:g} if pinned) and kept (>= {w.keep:g}), "
+            f"summarized, or dropped to cold storage (<= {w.cutoff:g})."
+        ]
         scored = self._classified(source, session, query, rows, w)
         if scored:
             shown = sorted(scored, key=lambda s: -s.score)[:15]
-            notes.append("Scores for the current request (sim + recency + importance = score -> action): " + "; ".join(
-                f"{s.group_id} {s.similarity:.2f}+{s.recency:.2f}+{s.importance:.2f}={s.score:.2f} -> {s.action}"
-                for s in shown) + (" …" if len(scored) > len(shown) else "") + ".")
+            notes.append(
+                "Scores for the current request (sim + recency + importance = score -> action): "
+                + "; ".join(
+                    f"{s.group_id} {s.similarity:.2f}+{s.recency:.2f}+{s.importance:.2f}={s.score:.2f} -> {s.action}"
+                    for s in shown
+                )
+                + (" …" if len(scored) > len(shown) else "")
+                + "."
+            )
         pinned = source.pinned_groups(sid)
         if pinned:
             notes.append("Pinned: " + ", ".join(sorted(pinned)) + ".")
@@ -229,12 +241,32 @@ class RelevanceStrategy:
             if force:
                 report.append("relevance compaction: nothing to drop or summarize; nothing changed")
             return Maintenance(False, tuple(report) if force or report else ())
-        return self._apply(history, sid, query, groups, drops, band if summary else [], summary, used, measure,
-                           float(option(session, "archive_days")), report)
+        return self._apply(
+            history,
+            sid,
+            query,
+            groups,
+            drops,
+            band if summary else [],
+            summary,
+            used,
+            measure,
+            float(option(session, "archive_days")),
+            report,
+        )
 
     def _apply(
-        self, history: HistoryEditor, sid: str, query: str, groups: dict[str | None, list[Message]],
-        drops: list[GroupScore], band: list[GroupScore], summary: str, used: int, measure: Measure, days: float,
+        self,
+        history: HistoryEditor,
+        sid: str,
+        query: str,
+        groups: dict[str | None, list[Message]],
+        drops: list[GroupScore],
+        band: list[GroupScore],
+        summary: str,
+        used: int,
+        measure: Measure,
+        days: float,
         report: list[str],
     ) -> Maintenance:
         applied = False
@@ -250,7 +282,12 @@ class RelevanceStrategy:
                 ids = [m.id for s in band for m in groups.get(s.group_id, [])]
                 text = f"{SUMMARY_TITLE} (groups {', '.join(s.group_id for s in band)})\n{summary}"
                 summary_gid, summary_id = history.compact(
-                    sid, ids, text, kind="relevance", anchor_message_id=min(ids) if ids else None, tokens_before=used,
+                    sid,
+                    ids,
+                    text,
+                    kind="relevance",
+                    anchor_message_id=min(ids) if ids else None,
+                    tokens_before=used,
                 )
             after = measure()
             if after >= used:
@@ -260,14 +297,25 @@ class RelevanceStrategy:
             for s in drops:
                 history.log(sid, "drop", f"score {s.score:.2f} ({s.reason}); prompt: {query[:120]}", s.group_id)
             if band:
-                history.log(sid, "summarize", f"{len(band)} group(s): " + ", ".join(
-                    f"{s.group_id} ({s.score:.2f})" for s in band), summary_gid)
-            history.log(sid, "relevance", f"{len(drops)} dropped to cold storage, {len(band)} summarized",
-                        summary_gid, used, after)
+                history.log(
+                    sid,
+                    "summarize",
+                    f"{len(band)} group(s): " + ", ".join(f"{s.group_id} ({s.score:.2f})" for s in band),
+                    summary_gid,
+                )
+            history.log(
+                sid,
+                "relevance",
+                f"{len(drops)} dropped to cold storage, {len(band)} summarized",
+                summary_gid,
+                used,
+                after,
+            )
             applied = True
         if not applied:
-            message = (f"relevance compaction would not shrink the prompt ({used:,} -> {after:,} tokens); "
-                       "nothing changed")
+            message = (
+                f"relevance compaction would not shrink the prompt ({used:,} -> {after:,} tokens); nothing changed"
+            )
             history.log(sid, "relevance-skipped", message, tokens_before=used)
             return Maintenance(False, (*report, message))
         parts = []

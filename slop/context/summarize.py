@@ -136,8 +136,13 @@ def extractive_summary(instructions: str, text: str, *, max_words: int = 700) ->
         if budget < 10:
             break
     paths = list(dict.fromkeys(_PATH.findall(text)))[:20]
-    lines = [EXTRACTIVE_LABEL, "## Analysis", "1. Initial Request: " + _clip(first_user.split("\n", 1)[-1], 600),
-             "## Summary", "Key sentences, in order:"]
+    lines = [
+        EXTRACTIVE_LABEL,
+        "## Analysis",
+        "1. Initial Request: " + _clip(first_user.split("\n", 1)[-1], 600),
+        "## Summary",
+        "Key sentences, in order:",
+    ]
     lines += [f"- {s}" for _, s in sorted(picked)]
     if paths:
         lines.append("3. Artifacts: " + ", ".join(paths) + " (any file can be read again when needed).")

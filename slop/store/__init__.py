@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from slop.records import Status
+from slop.records import SessionDefaults, Status
 from slop.store.archive import ContextArchive
 from slop.store.catalog import Catalog
 from slop.store.db import Database
@@ -33,11 +33,13 @@ class UndoResult:
 class Store:
     """The project ledger: messages, sessions, STATE, usage, skills, tools."""
 
-    def __init__(self, db: Database, count_tokens: Callable[[str], int] = _estimate) -> None:
+    def __init__(
+        self, db: Database, count_tokens: Callable[[str], int] = _estimate, defaults: SessionDefaults | None = None
+    ) -> None:
         self.db = db
         self.path = db.path
         self.messages = Messages(db, count_tokens)
-        self.sessions = Sessions(db)
+        self.sessions = Sessions(db, defaults)
         self.usage = UsageLog(db)
         self.catalog = Catalog(db)
         # Memos of the ledger itself (std::slop compatibility); the app normally
@@ -46,10 +48,13 @@ class Store:
         self.archive = ContextArchive(db, self.messages)  # also the context log
 
     @classmethod
-    def open(cls, path: str, count_tokens: Callable[[str], int] = _estimate) -> Store:
+    def open(
+        cls, path: str, count_tokens: Callable[[str], int] = _estimate, defaults: SessionDefaults | None = None
+    ) -> Store:
+        """`defaults`: the session settings of the config files (window, mode, budget)."""
         db = Database(path)
         migrate(db)
-        store = cls(db, count_tokens)
+        store = cls(db, count_tokens, defaults)
         store.catalog.install_default_skills()
         return store
 

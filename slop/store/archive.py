@@ -182,9 +182,7 @@ class ContextArchive:
                     f" WHERE id IN ({marks})",
                     tuple(live),
                 )
-                self._db.execute(
-                    f"UPDATE messages SET status='{Status.COMPACTED}' WHERE id IN ({marks})", tuple(live)
-                )
+                self._db.execute(f"UPDATE messages SET status='{Status.COMPACTED}' WHERE id IN ({marks})", tuple(live))
                 self._db.executemany(
                     "INSERT OR IGNORE INTO context_compacted_rows(compaction_id, message_id) VALUES (?, ?)",
                     [(compaction, mid) for mid in live],
@@ -251,9 +249,7 @@ class ContextArchive:
     def recover(self, session_id: str, group_id: str) -> int:
         """Bring an archived group back into context; returns how many rows came back."""
         with self._db.transaction():
-            changed = self._messages.set_group_status(
-                session_id, group_id, Status.COMPLETED, only_from=Status.ARCHIVED
-            )
+            changed = self._messages.set_group_status(session_id, group_id, Status.COMPLETED, only_from=Status.ARCHIVED)
             self._db.execute(
                 f"UPDATE context_archive SET recovered_at={_NOW} WHERE session_id=? AND group_id=?"
                 " AND recovered_at IS NULL",
@@ -277,8 +273,11 @@ class ContextArchive:
                 (session_id,),
             )
             if cur.rowcount:
-                self.log(session_id, "expire", f"{cur.rowcount} cold-storage entr"
-                         f"{'y' if cur.rowcount == 1 else 'ies'} expired")
+                self.log(
+                    session_id,
+                    "expire",
+                    f"{cur.rowcount} cold-storage entr{'y' if cur.rowcount == 1 else 'ies'} expired",
+                )
             return cur.rowcount
 
     # ---- pins ------------------------------------------------------------------------
@@ -293,9 +292,7 @@ class ContextArchive:
 
     def unpin(self, session_id: str, group_id: str) -> bool:
         with self._db.transaction():
-            cur = self._db.execute(
-                "DELETE FROM context_pins WHERE session_id=? AND group_id=?", (session_id, group_id)
-            )
+            cur = self._db.execute("DELETE FROM context_pins WHERE session_id=? AND group_id=?", (session_id, group_id))
             if cur.rowcount:
                 self.log(session_id, "unpin", "no longer marked important", group_id)
             return bool(cur.rowcount)

@@ -140,8 +140,13 @@ class StoreHistory:
         reset_files: bool = False,
     ) -> tuple[str, int]:
         return self.archive.compact(
-            session_id, message_ids, summary, kind=kind, anchor_message_id=anchor_message_id,
-            tokens_before=tokens_before, reset_files=reset_files,
+            session_id,
+            message_ids,
+            summary,
+            kind=kind,
+            anchor_message_id=anchor_message_id,
+            tokens_before=tokens_before,
+            reset_files=reset_files,
         )
 
     def set_compaction_tokens(self, summary_message_id: int, tokens_after: int) -> None:

@@ -6,19 +6,23 @@ import json
 from typing import Any
 
 from slop.errors import StoreError
-from slop.records import SessionInfo
+from slop.records import SessionDefaults, SessionInfo
 from slop.store.db import Database
 
 _SETTING_KEYS = ("provider", "model", "context_mode", "budget", "throttle")
 
 
 class Sessions:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, defaults: SessionDefaults | None = None) -> None:
         self._db = db
+        self.defaults = defaults or SessionDefaults()
 
     def ensure(self, session_id: str) -> None:
+        # context_size NULL = "never set": the configured default applies until /context window N
         with self._db.transaction():
-            self._db.execute("INSERT OR IGNORE INTO sessions(id, name) VALUES (?, ?)", (session_id, session_id))
+            self._db.execute(
+                "INSERT OR IGNORE INTO sessions(id, name, context_size) VALUES (?, ?, NULL)", (session_id, session_id)
+            )
 
     def exists(self, session_id: str) -> bool:
         return self._db.scalar("SELECT 1 FROM sessions WHERE id=?", (session_id,)) is not None
@@ -28,18 +32,21 @@ class Sessions:
         row = self._db.execute(
             "SELECT context_size, scratchpad, active_skills, settings FROM sessions WHERE id=?", (session_id,)
         ).fetchone()
+        d = self.defaults
         if row is None:
-            return SessionInfo(name=session_id)
+            return SessionInfo(
+                name=session_id, context_size=d.context_size, context_mode=d.context_mode, budget=d.budget
+            )
         settings = _loads_dict(row["settings"])
         return SessionInfo(
             name=session_id,
-            context_size=5 if row["context_size"] is None else int(row["context_size"]),
+            context_size=d.context_size if row["context_size"] is None else int(row["context_size"]),
             scratchpad=row["scratchpad"] or "",
             active_skills=tuple(_loads_list(row["active_skills"])),
             provider=str(settings.get("provider", "")),
             model=str(settings.get("model", "")),
-            context_mode=str(settings.get("context_mode", "window")),
-            budget=int(settings.get("budget", 0) or 0),
+            context_mode=str(settings.get("context_mode", d.context_mode)),
+            budget=int(settings.get("budget", d.budget) or 0),
             throttle=float(settings.get("throttle", 0) or 0),
             options={k: v for k, v in settings.items() if k not in _SETTING_KEYS},
         )

@@ -62,8 +62,10 @@ def search_history(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         status = "" if h.status in ("completed", "tool_call") else f" [{h.status}]"
         snippet = " ".join(h.snippet.split())
         lines.append(f"- #{h.message_id} group {h.group_id or '-'} {h.role}{status} {h.created_at[:16]}: {snippet}")
-    lines.append('Full text: query_db(sql="SELECT content FROM messages WHERE id=<ID>"). '
-                 "Rows marked archived can be brought back into context with recover_context.")
+    lines.append(
+        'Full text: query_db(sql="SELECT content FROM messages WHERE id=<ID>"). '
+        "Rows marked archived can be brought back into context with recover_context."
+    )
     return ToolOutput("\n".join(lines))
 
 
@@ -76,8 +78,11 @@ def recover_context(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     if not found:
         return ToolOutput(f"Nothing in cold storage matches {query!r} (search_history also finds other past messages).")
     lines = [f"Recovered {len(found)} group(s) into the context (visible from your next step):"]
-    lines += [f"- group {r.group_id} (keyword overlap {r.overlap:.2f}; dropped while answering "
-              f"{r.prompt_at_drop[:80]!r}): {r.preview}" for r in found]
+    lines += [
+        f"- group {r.group_id} (keyword overlap {r.overlap:.2f}; dropped while answering "
+        f"{r.prompt_at_drop[:80]!r}): {r.preview}"
+        for r in found
+    ]
     return ToolOutput("\n".join(lines))
 
 

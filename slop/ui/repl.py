@@ -61,7 +61,9 @@ class Repl:
         self._color = not (settings.no_color or os.environ.get("NO_COLOR")) and self.out.isatty()
         self.boot: Boot = boot(settings)
         self.keys: TurnKeys | None = None
-        self.policy = ApprovalPolicy(settings.approval, self._ask_approval, self._warn)
+        self.policy = ApprovalPolicy(
+            settings.approval, self._ask_approval, self._warn, per_tool=settings.config.tool_approvals()
+        )
         self._app: App | None = None
         self._io: TerminalIO | None = None
         self._ready = threading.Event()
