@@ -50,6 +50,7 @@ def build(
     store, tokenizer, root, home = b.store, b.tokenizer, b.root, b.home
     memos = open_memo_store(str(home / "memos.db"))
     providers = ProviderManager(provider_config(settings, home), b.provider_kind, b.model)
+    providers.discover()  # a local server's models and context size, on a background thread
     tools = ToolRegistry(default_tools())
     store.catalog.register_tools(tools.specs())
     context = ContextService(
@@ -60,6 +61,7 @@ def build(
         count=cached_counter(tokenizer.count),
         exact_tokens=lambda: tokenizer.exact,
         truncation=truncation_config(settings),
+        server_window=lambda model: providers.context_window(model)[0],
     )
     runner = ToolRunnerImpl(
         store=store,

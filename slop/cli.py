@@ -32,7 +32,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--session", help="session to open")
     p.add_argument("--prompt", help="batch mode: run this one input (a slash command too), print the answer, exit")
     p.add_argument("--model", help="model name (default: the session's, else the provider's default)")
-    p.add_argument("--provider", choices=("openai", "gemini", "gemini_gca"), help="force a provider")
+    p.add_argument(
+        "--provider", help="force a provider: openai, gemini, gemini_gca or a [providers.NAME] profile of the config"
+    )
     p.add_argument("--db", help="ledger path (default: <project root>/.slop/slop.db)")
     p.add_argument("--yes", action="store_true", help="approve every file change and command without asking")
     p.add_argument("--read-only", action="store_true", help="refuse every file change and command")

@@ -32,6 +32,7 @@ class ContextService:
     exact_tokens: Callable[[], bool]
     truncation: TruncationConfig = TruncationConfig()  # noqa: RUF009 - frozen, shared safely
     system_prompt: str = L.SYSTEM_PROMPT
+    server_window: Callable[[str], int] = lambda model: 0  # the context size a local server reported
 
     def __post_init__(self) -> None:
         # A stored row never changes, and the same window is parsed on every model call:
@@ -52,7 +53,7 @@ class ContextService:
 
     def snapshot(self, session_name: str, parsing_strategy: str, model: str) -> Snapshot:
         session = self.store.sessions.get(session_name)
-        budget = prompt_budget(model, session.budget)
+        budget = prompt_budget(model, session.budget, server_window=self.server_window(model))
         query = self.store.messages.last_user_text(session_name)
         skills = self.store.catalog.skills()
         active = [s for s in skills if s.name in session.active_skills]
@@ -120,5 +121,5 @@ class ContextService:
             return assemble(replace(snapshot, budget=0), self._config()).total_tokens
 
         query = self.store.messages.last_user_text(session_name)
-        budget = prompt_budget(model, session.budget)
+        budget = prompt_budget(model, session.budget, server_window=self.server_window(model))
         return hook(self.source(), session, query, budget, measure, summarize, force)

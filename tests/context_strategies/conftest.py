@@ -44,7 +44,12 @@ def service(ledger: Store) -> ContextService:
 
 
 def add_group(
-    store: Store, user: str, answer: str = "", *, tools: list[str] | None = None, sid: str = SID,
+    store: Store,
+    user: str,
+    answer: str = "",
+    *,
+    tools: list[str] | None = None,
+    sid: str = SID,
     when: str | None = None,
 ) -> str:
     """One turn as the orchestrator stores it: user, optional tool call + results, answer."""
@@ -52,10 +57,19 @@ def add_group(
     store.messages.append(sid, gid, NewMessage(Role.USER, user, parsing_strategy="openai"))
     if tools:
         calls = [ToolCall(f"c{gid}-{i}", "read_file", json.dumps({"path": f"f{i}.py"})) for i in range(len(tools))]
-        store.messages.append(sid, gid, NewMessage(Role.ASSISTANT, openai_native("checking", calls), Status.TOOL_CALL,
-                                                   parsing_strategy="openai"))
-        store.messages.append_many(sid, gid, [NewMessage(Role.TOOL, out, tool_call_id=c.id, parsing_strategy="openai")
-                                              for c, out in zip(calls, tools, strict=True)])
+        store.messages.append(
+            sid,
+            gid,
+            NewMessage(Role.ASSISTANT, openai_native("checking", calls), Status.TOOL_CALL, parsing_strategy="openai"),
+        )
+        store.messages.append_many(
+            sid,
+            gid,
+            [
+                NewMessage(Role.TOOL, out, tool_call_id=c.id, parsing_strategy="openai")
+                for c, out in zip(calls, tools, strict=True)
+            ],
+        )
     if answer:
         store.messages.append(sid, gid, NewMessage(Role.ASSISTANT, answer, parsing_strategy="openai"))
     if when:
@@ -120,8 +134,16 @@ def command(ledger: Store, orchestrator: Orchestrator) -> Callable[[str], Record
 
     def run(line: str) -> Recorder:
         recorder = Recorder()
-        ctx = CommandContext(ledger, ledger.memos, orchestrator, None, Settings(), recorder, recorder,  # type: ignore[arg-type]
-                             session=SID)
+        ctx = CommandContext(
+            ledger,
+            ledger.memos,
+            orchestrator,
+            None,
+            Settings(),
+            recorder,
+            recorder,  # type: ignore[arg-type]
+            session=SID,
+        )
         registry.dispatch(ctx, line)
         return recorder
 

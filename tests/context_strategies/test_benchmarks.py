@@ -35,19 +35,35 @@ def locomo(path: Path) -> Path:
         {"speaker": "Ann", "dia_id": "D2:2", "text": "I ran my first half marathon on Sunday."},
         {"speaker": "Bob", "dia_id": "D2:3", "text": "Congratulations on the marathon!"},
     ]
-    data = [{
-        "sample_id": "tiny-1",
-        "conversation": {"speaker_a": "Ann", "speaker_b": "Bob", "session_1_date_time": "1 May 2023",
-                         "session_1": turns1, "session_2_date_time": "8 May 2023", "session_2": turns2},
-        "qa": [
-            {"question": "What is the name of Ann's cat?", "answer": "Pixel", "evidence": ["D1:1"], "category": 1},
-            {"question": "Where did Ann's sister move?", "answer": "Lisbon", "evidence": ["D1:3; D1:4"],
-             "category": 1},
-            {"question": "What did Ann run?", "adversarial_answer": "x", "evidence": ["D2:2", "D9:99"],
-             "category": 5},
-            {"question": "Unanswerable?", "answer": "-", "evidence": ["D"], "category": 5},
-        ],
-    }]
+    data = [
+        {
+            "sample_id": "tiny-1",
+            "conversation": {
+                "speaker_a": "Ann",
+                "speaker_b": "Bob",
+                "session_1_date_time": "1 May 2023",
+                "session_1": turns1,
+                "session_2_date_time": "8 May 2023",
+                "session_2": turns2,
+            },
+            "qa": [
+                {"question": "What is the name of Ann's cat?", "answer": "Pixel", "evidence": ["D1:1"], "category": 1},
+                {
+                    "question": "Where did Ann's sister move?",
+                    "answer": "Lisbon",
+                    "evidence": ["D1:3; D1:4"],
+                    "category": 1,
+                },
+                {
+                    "question": "What did Ann run?",
+                    "adversarial_answer": "x",
+                    "evidence": ["D2:2", "D9:99"],
+                    "category": 5,
+                },
+                {"question": "Unanswerable?", "answer": "-", "evidence": ["D"], "category": 5},
+            ],
+        }
+    ]
     path.write_text(json.dumps(data))
     return path
 
@@ -69,8 +85,10 @@ def test_quality_benchmark_runs_every_strategy(tmp_path: Path, capsys: pytest.Ca
     assert code == 0
     results = json.loads(capsys.readouterr().out)["results"]
     assert {(r["strategy"], r["budget"]) for r in results} == {
-        (s, b) for s in ("window", "messages", "ranked", "compact", "relevance", "relevance+recover", "bm25")
-        for b in (400, 2000)}
+        (s, b)
+        for s in ("window", "messages", "ranked", "compact", "relevance", "relevance+recover", "bm25")
+        for b in (400, 2000)
+    }
     by = {(r["strategy"], r["budget"]): r for r in results}
     assert all(r["questions"] == 3 and r["mode"] == "end" and 0 <= r["recall"] <= 1 for r in results)
     assert by[("window", 2000)]["recall"] == 1.0  # the whole tiny conversation fits
@@ -82,14 +100,21 @@ def trajectory(directory: Path) -> Path:
     messages = [
         {"role": "system", "content": "You are a helpful assistant that runs one bash command per reply."},
         {"role": "user", "content": "<pr_description>Fix the rounding bug in calc/money.py</pr_description>"},
-        {"role": "assistant", "content": "THOUGHT: look at the file.\n\n```bash\ncat calc/money.py\n```",
-         "extra": {"response": {"usage": {"prompt_tokens": 120}}}},
-        {"role": "user", "content": "<returncode>0</returncode><output>" + "def round_money(x):\n    return x\n" * 200
-         + "</output>"},
+        {
+            "role": "assistant",
+            "content": "THOUGHT: look at the file.\n\n```bash\ncat calc/money.py\n```",
+            "extra": {"response": {"usage": {"prompt_tokens": 120}}},
+        },
+        {
+            "role": "user",
+            "content": "<returncode>0</returncode><output>" + "def round_money(x):\n    return x\n" * 200 + "</output>",
+        },
         {"role": "assistant", "content": "THOUGHT: list tests.\n\n```bash\nls tests\n```"},
         {"role": "user", "content": "<returncode>0</returncode><output>test_money.py</output>"},
-        {"role": "assistant",
-         "content": "THOUGHT: fix it.\n\n```bash\nsed -i 's/return x/return round(x, 2)/' calc/money.py\n```"},
+        {
+            "role": "assistant",
+            "content": "THOUGHT: fix it.\n\n```bash\nsed -i 's/return x/return round(x, 2)/' calc/money.py\n```",
+        },
         {"role": "user", "content": "<returncode>0</returncode><output></output>"},
         {"role": "assistant", "content": "THOUGHT: done.\n\n```bash\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```"},
         {"role": "user", "content": "diff --git a/calc/money.py b/calc/money.py"},
@@ -110,7 +135,9 @@ def test_trajectory_loader_maps_bash_blocks_and_outputs(tmp_path: Path) -> None:
     assert run.steps[0].command == "cat calc/money.py" and run.steps[0].recorded_prompt_tokens == 120
     assert run.steps[0].output and run.steps[0].output.startswith("<returncode>0")
     assert bench.files_named("sed -i 's/a/b/' calc/money.py && python -m pytest tests/test_money.py") == {
-        "calc/money.py", "tests/test_money.py"}
+        "calc/money.py",
+        "tests/test_money.py",
+    }
 
 
 def test_trajectory_benchmark_reports_savings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

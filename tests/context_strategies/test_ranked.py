@@ -129,8 +129,12 @@ def test_query_expansion_takes_words_shared_by_the_top_hits(ledger: Store, servi
     from slop.context.strategy_ranked import expansion_terms
     from slop.records import Message
 
-    rows = [Message(i, SID, "user", text) for i, text in enumerate(
-        ["invoice rounding uses decimal", "decimal context for invoice totals", "the decimal module"])]
+    rows = [
+        Message(i, SID, "user", text)
+        for i, text in enumerate(
+            ["invoice rounding uses decimal", "decimal context for invoice totals", "the decimal module"]
+        )
+    ]
     assert expansion_terms(rows, ["invoice"], 2)[0] == "decimal"
     assert expansion_terms(rows, ["invoice"], 0) == []
     history(ledger)

@@ -47,8 +47,9 @@ def test_classification_thresholds_and_minimum_kept() -> None:
     assert actions == {"k": KEEP, "s": SUMMARIZE, "d": DROP, "d2": DROP}
     promoted = {s.group_id: s.action for s in classify(scores, Weights(min_keep=3), always_keep={}, no_summary=set())}
     assert promoted == {"k": KEEP, "s": SUMMARIZE, "d": SUMMARIZE, "d2": DROP}  # the best DROP is promoted
-    kept = {s.group_id: (s.action, s.reason) for s in classify(scores, w, always_keep={"d2": "pinned"},
-                                                               no_summary={"s"})}
+    kept = {
+        s.group_id: (s.action, s.reason) for s in classify(scores, w, always_keep={"d2": "pinned"}, no_summary={"s"})
+    }
     assert kept["d2"] == (KEEP, "pinned") and kept["s"][0] == KEEP  # summaries are not summarized again
 
 
