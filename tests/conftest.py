@@ -38,6 +38,7 @@ _PROVIDER_ENV = (
     "VISUAL",
     "EDITOR",
     "NO_COLOR",
+    "SLOP_EDITOR",
 )
 
 

@@ -96,7 +96,7 @@ def load_file(path: Path, scope: str = "project", base: Path | None = None) -> d
         key = _validate(key_path, value, where)
         if key.path:
             value = _resolve_paths(value, base or path.parent)
-        entries[key_path] = Entry(value, f"{scope} {path}" + (f":{line}" if line else ""), key)
+        entries[key_path] = Entry(value, f"{scope} {path}" + (f":{line}" if line else ""), key, where)
     return entries
 
 

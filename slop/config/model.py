@@ -15,6 +15,7 @@ class Entry:
     value: Any
     source: str  # "user /home/me/.config/slop/config.toml:3"
     key: Key
+    where: str = ""  # "/home/me/.config/slop/config.toml line 3", for error messages
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,5 +94,5 @@ class Config:
 
     def mcp_servers(self) -> dict[str, McpServer]:
         values = {p: e.value for p, e in self.entries.items() if p[0] == "mcp"}
-        where = {p: e.source for p, e in self.entries.items() if p[0] == "mcp"}
+        where = {p: e.where for p, e in self.entries.items() if p[0] == "mcp"}
         return parse_mcp(values, where)

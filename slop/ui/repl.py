@@ -72,6 +72,7 @@ class Repl:
         self._last_ctrl_c = 0.0
         self._typed_ahead = ""
         self._next_request: int | None = None  # tokens of the next request (modeline ctx)
+        self._server_announced = False  # the local server's context size was shown
 
     # ---- the application, built in the background ----------------------------------
     def start_building(self, delay: float = 0.0) -> None:
@@ -143,6 +144,7 @@ class Repl:
 
     def _run(self, line: str) -> Outcome:
         ctx = self.app.ctx
+        self._announce_server()
         ctx.cancel.clear()
         with TurnKeys(ctx.cancel, lambda key: self.io.warning(f"[{key}] cancelling…")) as keys:
             self.keys = keys
@@ -215,7 +217,8 @@ class Repl:
         info = store.sessions.get(session)
         window = "all" if info.context_size == 0 else str(info.context_size)
         skills = ",".join(info.active_skills) or "default"
-        budget = prompt_budget(label, info.budget)
+        window = app.providers.context_window(label)[0] if app else self._boot_window(label)
+        budget = prompt_budget(label, info.budget, server_window=window)
         if self._next_request is not None and app is not None:
             size = self._next_request
         else:  # still starting: the last call's size until the next request is measured
@@ -231,6 +234,20 @@ class Repl:
         if time.monotonic() - self._last_ctrl_c < DOUBLE_CTRL_C_SECONDS:
             parts.append(("italic", "  Ctrl-C again to exit"))
         return FormattedText(parts)
+
+    def _announce_server(self) -> None:
+        """A server first asked in this run (nothing cached at start-up) is announced once its answer is in."""
+        if self._server_announced:
+            return
+        providers = self.app.providers
+        window, source = providers.context_window()
+        if window:
+            self._server_announced = True
+            self.io.info(_server_line(providers.label, window, source))
+
+    def _boot_window(self, label: str) -> int:
+        server = self.boot.server
+        return server.context_for(label) if server else 0
 
     # ---- approvals -----------------------------------------------------------------
     def _warn(self, text: str) -> None:
@@ -260,6 +277,9 @@ class Repl:
         )
         if b.provider_kind is None:
             self._write(f"⚠ {NO_PROVIDER_HINT}", YELLOW)
+        elif b.server and b.server.context_for(b.model_label):
+            self._write(_server_line(b.model_label, b.server.context_for(b.model_label), b.server.source), DIM)
+            self._server_announced = True
         self._replay_last_exchange()
 
     def _replay_last_exchange(self) -> None:
@@ -290,6 +310,11 @@ def _read_answer(question: str) -> str:
         return input(question)
     except EOFError:
         return "n"
+
+
+def _server_line(model: str, window: int, source: str) -> str:
+    budget = prompt_budget(model, 0, server_window=window)
+    return f"server context {window:,} tokens ({source}) · prompt budget {budget:,} · /context budget to change"
 
 
 def _k(n: int) -> str:
