@@ -145,32 +145,34 @@ class ServerDiscovery:
         self._running: dict[str, threading.Thread] = {}
         self._lock = threading.Lock()
 
-    def known(self, base_url: str) -> ServerInfo | None:
+    def known(self, base_url: str, model: str = "") -> ServerInfo | None:
+        """What `base_url` said about `model` (a one-model server's answer serves every name)."""
         with self._lock:
-            return self._known.get(base_url)
+            return self._known.get(_key(base_url, model)) or self._known.get(_key(base_url, ""))
 
     def start(self, base_url: str, api_key: str = "", model: str = "") -> None:
-        """Probe `base_url` on a daemon thread (once at a time per URL)."""
+        """Probe `base_url` on a daemon thread (once at a time per URL and model)."""
+        key = _key(base_url, model)
         with self._lock:
-            if base_url in self._running and self._running[base_url].is_alive():
+            if key in self._running and self._running[key].is_alive():
                 return
             thread = threading.Thread(target=self._probe, args=(base_url, api_key, model), daemon=True)
-            self._running[base_url] = thread
+            self._running[key] = thread
         thread.start()
 
-    def wait(self, base_url: str, timeout: float) -> ServerInfo | None:
+    def wait(self, base_url: str, timeout: float, model: str = "") -> ServerInfo | None:
         with self._lock:
-            thread = self._running.get(base_url)
+            thread = self._running.get(_key(base_url, model))
         if thread is not None:
             thread.join(timeout)
-        return self.known(base_url)
+        return self.known(base_url, model)
 
     def _probe(self, base_url: str, api_key: str, model: str) -> None:
         info = probe(base_url, api_key, model)
         if not info.models and not info.context:
             return  # the server is down or says nothing: keep what was known
         with self._lock:
-            self._known[base_url] = info
+            self._known[_key(base_url, info.model)] = info
             self._save()
 
     def _load(self) -> dict[str, ServerInfo]:
@@ -178,14 +180,15 @@ class ServerDiscovery:
             return {}
         try:
             data = json.loads(self._path.read_text(encoding="utf-8"))
-            return {url: ServerInfo(**{**v, "models": tuple(v.get("models", ()))}) for url, v in data.items()}
+            infos = [ServerInfo(**{**v, "models": tuple(v.get("models", ()))}) for v in data.values()]
+            return {_key(i.base_url, i.model): i for i in infos}
         except (OSError, ValueError, TypeError, AttributeError):
             return {}  # no cache yet, or a damaged one: it is only a cache
 
     def _save(self) -> None:
         if self._path is None:
             return
-        data = {url: asdict(info) for url, info in self._known.items()}
+        data = {key: asdict(info) for key, info in self._known.items()}
         try:
             self._path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=self._path.parent, prefix=".servers-")
@@ -194,3 +197,8 @@ class ServerDiscovery:
             os.replace(tmp, self._path)  # atomic: two slop processes never leave half a file
         except OSError:
             pass  # a read-only home: the probe still serves this process
+
+
+def _key(base_url: str, model: str) -> str:
+    """Cache key: the base URL, plus the model on servers that serve several (Ollama)."""
+    return f"{base_url} {model}" if model else base_url

@@ -151,7 +151,7 @@ class ProviderManager:
 
     def server_info(self) -> ServerInfo | None:
         url = base_url_of(self.kind, self.config)
-        return self.discovery.known(url) if url else None
+        return self.discovery.known(url, self.model_name) if url else None
 
     def context_window(self, model: str | None = None) -> tuple[int, str]:
         """(tokens, where the figure came from) the server reported for `model`, else (0, "")."""
@@ -165,7 +165,7 @@ class ProviderManager:
         url = base_url_of(self.kind, self.config)
         if not url:
             return ""
-        info = self.discovery.wait(url, DEFAULT_WAIT_FOR_SERVER) if wait else self.discovery.known(url)
+        info = self.discovery.wait(url, DEFAULT_WAIT_FOR_SERVER, self.model_name) if wait else self.discovery.known(url)
         return info.only_model if info else ""
 
     def _api_key(self) -> str:
