@@ -177,6 +177,9 @@ class Orchestrator:
             if reply.cancelled:
                 sink.warning("turn cancelled; the partial reply is kept and marked interrupted")
                 return TurnResult(gid, ok=False, text=answer, interrupted=True, steps=step)
+            if not reply.tool_calls and reply.text_tool_problem:
+                sink.warning(reply.text_tool_problem)
+                return TurnResult(gid, ok=False, text=answer, error=reply.text_tool_problem, steps=step)
             if not reply.tool_calls:
                 return TurnResult(gid, ok=True, text=answer, steps=step)
             results = self.tools.run(reply.tool_calls, session, gid, cancel, sink)

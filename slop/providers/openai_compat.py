@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+from dataclasses import replace
 from typing import Any
 
 from slop import parser
@@ -19,6 +20,7 @@ from slop.errors import (
 from slop.providers.base import EventCallback, ProviderReply, ReasoningDelta, TextDelta
 from slop.providers.pump import pump
 from slop.providers.retry import retry_after_seconds
+from slop.providers.text_tools import recognize
 from slop.records import Prompt, Strategy, ToolCall, ToolSpec, Usage
 
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -80,7 +82,8 @@ class OpenAIProvider:
     def stream(self, prompt: Prompt, cancel: threading.Event, on_event: EventCallback) -> ProviderReply:
         body = self.request_body(prompt)
         acc = _Accumulator(self.model)
-        return pump(lambda emit, stop: self._produce(body, acc, emit, stop), acc, cancel, on_event, self._map_error)
+        reply = pump(lambda emit, stop: self._produce(body, acc, emit, stop), acc, cancel, on_event, self._map_error)
+        return with_text_tool_calls(reply, [t.name for t in prompt.tools])
 
     def _produce(self, body: dict[str, Any], acc: _Accumulator, emit: Any, stop: threading.Event) -> None:
         stream = self._sdk().chat.completions.create(**body)
@@ -188,6 +191,23 @@ class _Accumulator:
         )
 
 
+def with_text_tool_calls(reply: ProviderReply, tools: list[str]) -> ProviderReply:
+    """A reply whose tool calls came as text (local models): the calls made real, stored in
+    the wire's own form so the next request is valid; or the reason they could not be."""
+    if reply.cancelled or reply.tool_calls or not tools:
+        return reply
+    found = recognize(reply.text, tools)
+    if not found.calls:
+        return replace(reply, text_tool_problem=found.problem)
+    return replace(
+        reply,
+        text=found.text,
+        tool_calls=found.calls,
+        native=parser.openai_native(found.text, found.calls),
+        finish_reason="tool_calls",
+    )
+
+
 def _extra(delta: Any, name: str) -> Any:
     value = getattr(delta, name, None)
     if value is None and getattr(delta, "model_extra", None):
@@ -254,5 +274,14 @@ def _message(exc: Any) -> str:
 def _is_context_error(exc: Any) -> bool:
     text = (_message(exc) + " " + str(getattr(exc, "code", ""))).lower()
     return any(
-        k in text for k in ("context_length", "context length", "maximum context", "too many tokens", "too long")
+        k in text
+        for k in (
+            "context_length",
+            "context length",
+            "maximum context",
+            "too many tokens",
+            "too long",
+            "exceed_context_size",  # llama.cpp's error type
+            "exceeds the available context size",
+        )
     )
