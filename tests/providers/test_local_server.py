@@ -133,7 +133,7 @@ def test_a_profile_whose_key_is_missing_is_refused_with_the_variable_named(
     (project / ".slop" / "config.toml").write_text(
         '[providers.router]\nbase_url = "http://127.0.0.1:9/v1"\napi_key_env = "ROUTER_KEY_FOR_TEST"\n'
     )
-    app, rec = make_app(config=load_config(project))
+    app, _ = make_app(config=load_config(project))
     outcome = app.engine.handle("/model router:some-model")
     assert not outcome.ok
     assert "$ROUTER_KEY_FOR_TEST" in outcome.error
