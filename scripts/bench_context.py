@@ -161,11 +161,20 @@ def main() -> int:
     if args.json:
         print(json.dumps({"results": results}))
     else:
-        print(f"{'messages':>10} {'window':>6} {'msgs/window':>11} {'cold median ms':>14} {'cold p99 ms':>11}"
-              f" {'warm median ms':>14} {'preview median ms':>17}")
+        print(
+            f"{'messages':>10} {'window':>6} {'msgs/window':>11} {'cold median ms':>14} {'cold p99 ms':>11}"
+            f" {'warm median ms':>14} {'preview median ms':>17}"
+        )
         for r in results:
-            keys = ("messages", "window", "messages_in_window", "median_ms", "p99_ms", "warm_median_ms",
-                    "preview_median_ms")
+            keys = (
+                "messages",
+                "window",
+                "messages_in_window",
+                "median_ms",
+                "p99_ms",
+                "warm_median_ms",
+                "preview_median_ms",
+            )
             row = tuple(r[k] for k in keys)
             print("{:>10} {:>6} {:>11} {:>14} {:>11} {:>14} {:>17}".format(*row))
     return 0

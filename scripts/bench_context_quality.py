@@ -205,8 +205,9 @@ def evaluate(
     return out
 
 
-def ingest_turns(store: Store, sid: str, conv: Conversation, index: int, idmap: dict[int, str],
-                 service: ContextService | None = None) -> None:
+def ingest_turns(
+    store: Store, sid: str, conv: Conversation, index: int, idmap: dict[int, str], service: ContextService | None = None
+) -> None:
     """Append one session: a speaker_a turn opens a group; the replies join it. With a
     maintaining strategy, run its maintenance before each user turn is answered."""
     date, turns = conv.sessions[index]
@@ -237,8 +238,9 @@ def passes_for(strategies: list[str], budgets: list[int]) -> list[tuple[list[tup
     return passes
 
 
-def run_pass(conv: Conversation, combos: list[tuple[str, int]], maintaining: str | None, workdir: str,
-             exact_wanted: bool = True) -> dict[tuple[str, int], list[float]]:
+def run_pass(
+    conv: Conversation, combos: list[tuple[str, int]], maintaining: str | None, workdir: str, exact_wanted: bool = True
+) -> dict[tuple[str, int], list[float]]:
     tokenizer = Tokenizer()
     exact = exact_wanted and tokenizer.exact
     count = tokenizer.count if exact else estimate
@@ -263,8 +265,9 @@ def run_pass(conv: Conversation, combos: list[tuple[str, int]], maintaining: str
     return scores
 
 
-def run_all(conversations: list[Conversation], strategies: list[str], budgets: list[int], jobs: int,
-            exact: bool = True) -> dict[tuple[str, int], list[float]]:
+def run_all(
+    conversations: list[Conversation], strategies: list[str], budgets: list[int], jobs: int, exact: bool = True
+) -> dict[tuple[str, int], list[float]]:
     totals: dict[tuple[str, int], list[float]] = {(s, b): [] for s in strategies for b in budgets}
     passes = passes_for(strategies, budgets)
     units = [(conv, combos, maintaining) for conv in conversations for combos, maintaining in passes]
@@ -306,18 +309,25 @@ def main(argv: list[str] | None = None) -> int:
     totals = run_all(conversations, strategies, budgets, args.jobs)
     elapsed = time.perf_counter() - started
     results = [
-        {"strategy": s, "budget": b, "mode": args.mode,
-         "recall": round(statistics.fmean(totals[(s, b)]), 4) if totals[(s, b)] else 0.0,
-         "questions": len(totals[(s, b)])}
-        for s in strategies for b in budgets
+        {
+            "strategy": s,
+            "budget": b,
+            "mode": args.mode,
+            "recall": round(statistics.fmean(totals[(s, b)]), 4) if totals[(s, b)] else 0.0,
+            "questions": len(totals[(s, b)]),
+        }
+        for s in strategies
+        for b in budgets
     ]
     if args.json:
         print(json.dumps({"results": results, "tokenizer": tokenizer.name, "seconds": round(elapsed, 1)}))
         return 0
     skipped_q = sum(c.skipped_questions for c in conversations)
     skipped_e = sum(c.skipped_evidence for c in conversations)
-    print(f"{len(conversations)} conversation(s), mode {args.mode}, tokenizer {tokenizer.name}; skipped "
-          f"{skipped_e} unresolvable evidence id(s) and {skipped_q} question(s) left without evidence; {elapsed:.0f} s")
+    print(
+        f"{len(conversations)} conversation(s), mode {args.mode}, tokenizer {tokenizer.name}; skipped "
+        f"{skipped_e} unresolvable evidence id(s) and {skipped_q} question(s) left without evidence; {elapsed:.0f} s"
+    )
     print("evidence recall (mean share of each question's evidence turns in the assembled context)")
     print(f"| strategy | {' | '.join(f'{b:,} tok' for b in budgets)} | questions |")
     print(f"|---|{'---:|' * len(budgets)}---:|")

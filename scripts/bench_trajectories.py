@@ -91,9 +91,15 @@ def load_run(path: Path) -> Run:
         match = _BASH.search(content)
         thought = content[: match.start()].strip() if match else content.strip()
         nxt = body[i + 1] if i + 1 < len(body) and body[i + 1]["role"] == "user" else None
-        usage = (((msg.get("extra") or {}).get("response") or {}).get("usage") or {})
-        run.steps.append(Step(thought, match.group(1).strip() if match else None,
-                              nxt["content"] if nxt else None, int(usage.get("prompt_tokens") or 0)))
+        usage = ((msg.get("extra") or {}).get("response") or {}).get("usage") or {}
+        run.steps.append(
+            Step(
+                thought,
+                match.group(1).strip() if match else None,
+                nxt["content"] if nxt else None,
+                int(usage.get("prompt_tokens") or 0),
+            )
+        )
     return run
 
 
@@ -131,8 +137,15 @@ def replay(run: Run, strategy: str, budget: int, workdir: str) -> Totals:
     totals = Totals()
     try:
         spec = EXECUTE_BASH.spec
-        service = ContextService(store, store.memos, lambda: (spec,), builtin_strategies(), count,
-                                 lambda: tokenizer.exact, system_prompt=run.system)
+        service = ContextService(
+            store,
+            store.memos,
+            lambda: (spec,),
+            builtin_strategies(),
+            count,
+            lambda: tokenizer.exact,
+            system_prompt=run.system,
+        )
         sid = "run"
         store.sessions.update_settings(sid, context_mode=strategy, budget=budget)
         gid = store.messages.new_group_id()
@@ -176,12 +189,22 @@ def _store_step(store: Store, sid: str, gid: str, step: Step, n: int) -> tuple[i
             rows.append(store.messages.append(sid, new, NewMessage(Role.USER, step.output, parsing_strategy="openai")))
         return None, _tokens(store, rows)
     call = ToolCall(f"call_{n}", "execute_bash", json.dumps({"command": step.command}))
-    rows = [store.messages.append(sid, gid, NewMessage(Role.ASSISTANT, openai_native(step.thought, [call]),
-                                                       Status.TOOL_CALL, parsing_strategy="openai"))]
+    rows = [
+        store.messages.append(
+            sid,
+            gid,
+            NewMessage(
+                Role.ASSISTANT, openai_native(step.thought, [call]), Status.TOOL_CALL, parsing_strategy="openai"
+            ),
+        )
+    ]
     if step.output is None:
         return None, _tokens(store, rows)
-    rows.append(store.messages.append(sid, gid, NewMessage(Role.TOOL, step.output, tool_call_id=call.id,
-                                                           parsing_strategy="openai")))
+    rows.append(
+        store.messages.append(
+            sid, gid, NewMessage(Role.TOOL, step.output, tool_call_id=call.id, parsing_strategy="openai")
+        )
+    )
     return rows[-1], _tokens(store, rows)
 
 
@@ -219,34 +242,53 @@ def main(argv: list[str] | None = None) -> int:
             results = [_unit(p, s, args.budget, tmp) for p, s in units]
         else:
             with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-                results = list(pool.map(_unit, [p for p, _ in units], [s for _, s in units],
-                                        [args.budget] * len(units), [tmp] * len(units), chunksize=4))
+                results = list(
+                    pool.map(
+                        _unit,
+                        [p for p, _ in units],
+                        [s for _, s in units],
+                        [args.budget] * len(units),
+                        [tmp] * len(units),
+                        chunksize=4,
+                    )
+                )
     for (_, s), result in zip(units, results, strict=True):
         totals[s].add(result)
     elapsed = time.perf_counter() - started
     out: list[dict[str, Any]] = []
     for s in strategies:
         t = totals[s]
-        out.append({
-            "strategy": s, "budget": args.budget, "prompt_tokens": t.prompt_tokens,
-            "full_history_prompt_tokens": t.full_tokens,
-            "saving": round(1 - t.prompt_tokens / t.full_tokens, 4) if t.full_tokens else 0.0,
-            "runs": len(paths), "calls": t.calls, "over_budget_calls": t.over_budget,
-            "blind_share": round(t.blind_commands / t.later_commands, 4) if t.later_commands else 0.0,
-            "commands_naming_read_files": t.later_commands, "compactions": t.compactions,
-            "recorded_provider_prompt_tokens": t.recorded_tokens,
-        })
+        out.append(
+            {
+                "strategy": s,
+                "budget": args.budget,
+                "prompt_tokens": t.prompt_tokens,
+                "full_history_prompt_tokens": t.full_tokens,
+                "saving": round(1 - t.prompt_tokens / t.full_tokens, 4) if t.full_tokens else 0.0,
+                "runs": len(paths),
+                "calls": t.calls,
+                "over_budget_calls": t.over_budget,
+                "blind_share": round(t.blind_commands / t.later_commands, 4) if t.later_commands else 0.0,
+                "commands_naming_read_files": t.later_commands,
+                "compactions": t.compactions,
+                "recorded_provider_prompt_tokens": t.recorded_tokens,
+            }
+        )
     if args.json:
         print(json.dumps({"results": out, "seconds": round(elapsed, 1)}))
         return 0
     print(f"{len(paths)} run(s), {out[0]['calls']} model calls, budget {args.budget:,} tokens; {elapsed:.0f} s")
-    print(f"full history (every message in full): {out[0]['full_history_prompt_tokens']:,} prompt tokens; "
-          f"the provider recorded {out[0]['recorded_provider_prompt_tokens']:,} (its own tokenizer)")
+    print(
+        f"full history (every message in full): {out[0]['full_history_prompt_tokens']:,} prompt tokens; "
+        f"the provider recorded {out[0]['recorded_provider_prompt_tokens']:,} (its own tokenizer)"
+    )
     print("| strategy | prompt tokens | saving vs full history | calls over budget | blind share | compactions |")
     print("|---|---:|---:|---:|---:|---:|")
     for r in out:
-        print(f"| {r['strategy']} | {r['prompt_tokens']:,} | {r['saving']:.1%} | {r['over_budget_calls']} | "
-              f"{r['blind_share']:.1%} of {r['commands_naming_read_files']} | {r['compactions']} |")
+        print(
+            f"| {r['strategy']} | {r['prompt_tokens']:,} | {r['saving']:.1%} | {r['over_budget_calls']} | "
+            f"{r['blind_share']:.1%} of {r['commands_naming_read_files']} | {r['compactions']} |"
+        )
     return 0
 
 

@@ -15,7 +15,7 @@ from slop.context.tokens import Tokenizer, cached_counter
 from slop.context.truncate import TruncationConfig
 from slop.engine import Engine
 from slop.orchestrator import EventSink, Orchestrator
-from slop.providers.registry import ProviderManager
+from slop.providers.registry import WAIT_FOR_CONTEXT_SIZE, ProviderManager
 from slop.settings import Settings, secrets_of
 from slop.snapshot import ContextService
 from slop.store import Store, open_memo_store
@@ -61,7 +61,7 @@ def build(
         count=cached_counter(tokenizer.count),
         exact_tokens=lambda: tokenizer.exact,
         truncation=truncation_config(settings),
-        server_window=lambda model: providers.context_window(model)[0],
+        server_window=lambda model: providers.context_window(model, wait=WAIT_FOR_CONTEXT_SIZE)[0],
     )
     runner = ToolRunnerImpl(
         store=store,

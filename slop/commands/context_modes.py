@@ -25,7 +25,7 @@ def _model(ctx: CommandContext) -> str:
 def _default_budget(ctx: CommandContext, model: str) -> str:
     """The budget without a session figure: the server's reported context size when a local
     server gave one (and where it said so), else the model's known limit."""
-    window, source = ctx.providers.context_window(model) if ctx.providers else (0, "")
+    window, source = ctx.providers.context_window(model, wait=2.0) if ctx.providers else (0, "")
     budget = prompt_budget(model, 0, server_window=window)
     if window:
         return (

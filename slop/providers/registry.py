@@ -113,6 +113,7 @@ def _profile_target(profile: Profile, model: str, config: ProviderConfig) -> tup
 
 
 DEFAULT_WAIT_FOR_SERVER = 5.0  # seconds a first turn without a model waits for the server's model list
+WAIT_FOR_CONTEXT_SIZE = 2.0  # seconds a model call waits for a probe under way (a local server answers in ms)
 
 
 class ProviderManager:
@@ -153,8 +154,12 @@ class ProviderManager:
         url = base_url_of(self.kind, self.config)
         return self.discovery.known(url, self.model_name) if url else None
 
-    def context_window(self, model: str | None = None) -> tuple[int, str]:
-        """(tokens, where the figure came from) the server reported for `model`, else (0, "")."""
+    def context_window(self, model: str | None = None, wait: float = 0.0) -> tuple[int, str]:
+        """(tokens, where the figure came from) the server reported for `model`, else (0, "").
+        `wait`: seconds to let a probe under way finish (a model call may; the modeline not)."""
+        url = base_url_of(self.kind, self.config)
+        if wait and url:
+            self.discovery.wait(url, wait, self.model_name)
         info = self.server_info()
         if info is None:
             return 0, ""
