@@ -10,6 +10,7 @@ from typing import Any
 from slop.errors import StoreError
 from slop.records import GroupSummary, Message, NewMessage, Role, Status
 from slop.store.db import Database
+from slop.store.session_sql import ENSURE_SESSION
 
 TokenCounter = Callable[[str], int]
 
@@ -53,7 +54,7 @@ class Messages:
         """Append several messages atomically: all of them or none."""
         ids: list[int] = []
         with self._db.transaction():
-            self._db.execute("INSERT OR IGNORE INTO sessions(id, name) VALUES (?, ?)", (session_id, session_id))
+            self._db.execute(ENSURE_SESSION, (session_id, session_id))
             for msg in messages:
                 if msg.role not in Role.ALL:
                     raise StoreError(f"invalid role {msg.role!r}")

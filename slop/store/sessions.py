@@ -8,6 +8,7 @@ from typing import Any
 from slop.errors import StoreError
 from slop.records import SessionDefaults, SessionInfo
 from slop.store.db import Database
+from slop.store.session_sql import ENSURE_SESSION
 
 _SETTING_KEYS = ("provider", "model", "context_mode", "budget", "throttle")
 
@@ -18,11 +19,8 @@ class Sessions:
         self.defaults = defaults or SessionDefaults()
 
     def ensure(self, session_id: str) -> None:
-        # context_size NULL = "never set": the configured default applies until /context window N
         with self._db.transaction():
-            self._db.execute(
-                "INSERT OR IGNORE INTO sessions(id, name, context_size) VALUES (?, ?, NULL)", (session_id, session_id)
-            )
+            self._db.execute(ENSURE_SESSION, (session_id, session_id))
 
     def exists(self, session_id: str) -> bool:
         return self._db.scalar("SELECT 1 FROM sessions WHERE id=?", (session_id,)) is not None

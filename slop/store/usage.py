@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from slop.records import Usage
 from slop.store.db import Database
+from slop.store.session_sql import ENSURE_SESSION
 
 
 class UsageLog:
@@ -12,7 +13,7 @@ class UsageLog:
 
     def record(self, session_id: str, group_id: str | None, usage: Usage) -> None:
         with self._db.transaction():
-            self._db.execute("INSERT OR IGNORE INTO sessions(id, name) VALUES (?, ?)", (session_id, session_id))
+            self._db.execute(ENSURE_SESSION, (session_id, session_id))
             self._db.execute(
                 "INSERT INTO usage(session_id, model, prompt_tokens, completion_tokens, total_tokens, group_id)"
                 " VALUES (?, ?, ?, ?, ?, ?)",

@@ -217,8 +217,8 @@ class Repl:
         info = store.sessions.get(session)
         window = "all" if info.context_size == 0 else str(info.context_size)
         skills = ",".join(info.active_skills) or "default"
-        window = app.providers.context_window(label)[0] if app else self._boot_window(label)
-        budget = prompt_budget(label, info.budget, server_window=window)
+        server_window = app.providers.context_window(label)[0] if app else self._boot_window(label)
+        budget = prompt_budget(label, info.budget, server_window=server_window)
         if self._next_request is not None and app is not None:
             size = self._next_request
         else:  # still starting: the last call's size until the next request is measured
@@ -240,7 +240,7 @@ class Repl:
         if self._server_announced:
             return
         providers = self.app.providers
-        window, source = providers.context_window()
+        window, source = providers.context_window(wait=2.0)  # the model call would wait for it anyway
         if window:
             self._server_announced = True
             self.io.info(_server_line(providers.label, window, source))
