@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -21,11 +20,6 @@ from slop.config.mcp import MCP_KEYS
 from slop.config.model import Config, Entry
 from slop.config.schema import KEYS, TOP_LEVEL, Key, find_key
 from slop.errors import ConfigError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 
 ALL_KEYS: tuple[Key, ...] = KEYS + MCP_KEYS
 _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)")
@@ -82,6 +76,7 @@ def load_file(path: Path, scope: str = "project", base: Path | None = None) -> d
         return None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read config file {path}: {exc}; fix or remove it") from exc
+    tomllib = _toml()
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -98,6 +93,15 @@ def load_file(path: Path, scope: str = "project", base: Path | None = None) -> d
             value = _resolve_paths(value, base or path.parent)
         entries[key_path] = Entry(value, f"{scope} {path}" + (f":{line}" if line else ""), key, where)
     return entries
+
+
+def _toml() -> Any:
+    """tomllib, imported only when a file exists (most start-ups have none to read)."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    return tomllib
 
 
 def _leaves(data: Mapping[str, Any], prefix: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], Any]]:

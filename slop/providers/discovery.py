@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 import threading
 import time
 from dataclasses import asdict, dataclass, field
@@ -188,6 +187,8 @@ class ServerDiscovery:
     def _save(self) -> None:
         if self._path is None:
             return
+        import tempfile  # lazy: only a probe's answer is written, never at start-up
+
         data = {key: asdict(info) for key, info in self._known.items()}
         try:
             self._path.parent.mkdir(parents=True, exist_ok=True)

@@ -163,3 +163,10 @@ def test_no_files_is_fine_and_prints_defaults(project: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert "files read (lowest precedence first): none found" in result.stdout
     assert line_of(result.stdout, "context.window").startswith("context.window = 5")
+
+
+def test_every_key_is_documented() -> None:
+    from slop.config.loader import ALL_KEYS
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "configuration.md").read_text()
+    assert [k.pattern for k in ALL_KEYS if f"`{k.pattern}`" not in doc] == []
