@@ -80,7 +80,13 @@ KEYS: tuple[Key, ...] = (
         choices=CONTEXT_MODES,
         default="window",
     ),
-    Key("context.window", "int", "turns in the window of sessions that never set one", minimum=0, default=5),
+    Key(
+        "context.window",
+        "int",
+        "turns in the window of a new session (/context window N sets one session's)",
+        minimum=0,
+        default=5,
+    ),
     Key("context.budget", "int", "prompt token budget (0 = the model's); a session's own wins", minimum=0, default=0),
     Key(
         "context.layout",

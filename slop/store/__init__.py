@@ -38,9 +38,10 @@ class Store:
     ) -> None:
         self.db = db
         self.path = db.path
-        self.messages = Messages(db, count_tokens)
+        window = (defaults or SessionDefaults()).context_size
+        self.messages = Messages(db, count_tokens, window)
         self.sessions = Sessions(db, defaults)
-        self.usage = UsageLog(db)
+        self.usage = UsageLog(db, window)
         self.catalog = Catalog(db)
         # Memos of the ledger itself (std::slop compatibility); the app normally
         # swaps in the user-level memo store from open_memo_store().

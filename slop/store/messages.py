@@ -29,9 +29,10 @@ def to_messages(rows: list[tuple[Any, ...]]) -> list[Message]:
 
 
 class Messages:
-    def __init__(self, db: Database, count_tokens: TokenCounter) -> None:
+    def __init__(self, db: Database, count_tokens: TokenCounter, default_window: int = 5) -> None:
         self._db = db
         self._count = count_tokens
+        self._window = default_window  # of a session this creates
 
     # ---- writing -------------------------------------------------------------------
     def new_group_id(self) -> str:
@@ -54,7 +55,7 @@ class Messages:
         """Append several messages atomically: all of them or none."""
         ids: list[int] = []
         with self._db.transaction():
-            self._db.execute(ENSURE_SESSION, (session_id, session_id))
+            self._db.execute(ENSURE_SESSION, (session_id, session_id, self._window))
             for msg in messages:
                 if msg.role not in Role.ALL:
                     raise StoreError(f"invalid role {msg.role!r}")

@@ -20,7 +20,7 @@ class Sessions:
 
     def ensure(self, session_id: str) -> None:
         with self._db.transaction():
-            self._db.execute(ENSURE_SESSION, (session_id, session_id))
+            self._db.execute(ENSURE_SESSION, (session_id, session_id, self.defaults.context_size))
 
     def exists(self, session_id: str) -> bool:
         return self._db.scalar("SELECT 1 FROM sessions WHERE id=?", (session_id,)) is not None

@@ -8,12 +8,13 @@ from slop.store.session_sql import ENSURE_SESSION
 
 
 class UsageLog:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, default_window: int = 5) -> None:
         self._db = db
+        self._window = default_window  # of a session this creates
 
     def record(self, session_id: str, group_id: str | None, usage: Usage) -> None:
         with self._db.transaction():
-            self._db.execute(ENSURE_SESSION, (session_id, session_id))
+            self._db.execute(ENSURE_SESSION, (session_id, session_id, self._window))
             self._db.execute(
                 "INSERT INTO usage(session_id, model, prompt_tokens, completion_tokens, total_tokens, group_id)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
