@@ -13,6 +13,7 @@ from slop.commands.base import CommandIO
 from slop.context.strategies import builtin_strategies
 from slop.context.tokens import Tokenizer, cached_counter
 from slop.context.truncate import TruncationConfig
+from slop.debuglog import route_warnings_to_file
 from slop.engine import Engine
 from slop.orchestrator import EventSink, Orchestrator
 from slop.providers.registry import WAIT_FOR_CONTEXT_SIZE, ProviderManager
@@ -48,11 +49,13 @@ def build(
     draws its first prompt from it while this runs)."""
     b = booted or boot(settings)
     store, tokenizer, root, home = b.store, b.tokenizer, b.root, b.home
+    route_warnings_to_file(home)
     memos = open_memo_store(str(home / "memos.db"))
     providers = ProviderManager(provider_config(settings, home), b.provider_kind, b.model)
     providers.discover()  # a local server's models and context size, on a background thread
     tools = ToolRegistry(default_tools())
     store.catalog.register_tools(tools.specs())
+    store.recover_session(settings.session)  # tool calls a killed slop left unanswered
     context = ContextService(
         store=store,
         memos=memos,
@@ -79,7 +82,8 @@ def build(
     orchestrator = Orchestrator(store, context, providers, runner, step_limit=settings.step_limit)
     registry = build_registry()
     ctx = CommandContext(store, memos, orchestrator, providers, settings, io, sink, session=settings.session, root=root)
-    return App(settings, store, providers, orchestrator, registry, ctx, Engine(registry, ctx), tokenizer, root, home)
+    engine = Engine(registry, ctx, home)
+    return App(settings, store, providers, orchestrator, registry, ctx, engine, tokenizer, root, home)
 
 
 def truncation_config(settings: Settings) -> TruncationConfig:

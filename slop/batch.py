@@ -9,6 +9,8 @@ import json
 import sys
 from typing import IO, Any
 
+from slop.textsafe import single_line
+
 
 class JsonEvents:
     def __init__(self, fmt: str, out: IO[str] | None = None) -> None:
@@ -22,7 +24,7 @@ class JsonEvents:
         event = {"type": kind, **data}
         self.events.append(event)
         if self.fmt == "jsonl":
-            self.out.write(json.dumps(event, ensure_ascii=False) + "\n")
+            self.out.write(_line(event) + "\n")
             self.out.flush()
 
     # EventSink
@@ -63,7 +65,7 @@ class JsonEvents:
         self.emit("warning", text=text)
 
     def error(self, text: str) -> None:
-        self.emit("error", text=text)
+        self.emit("error", text=single_line(text))
 
     def markdown(self, text: str) -> None:
         self.emit("info", text=text)
@@ -102,5 +104,17 @@ class JsonEvents:
         if self.fmt == "json":
             texts = [e["text"] for e in self.events if e["type"] == "assistant"]
             summary = {"ok": ok, "text": "".join(texts), "events": self.events, **data}
-            self.out.write(json.dumps(summary, ensure_ascii=False) + "\n")
+            self.out.write(_line(summary) + "\n")
             self.out.flush()
+
+
+def _line(obj: Any) -> str:
+    """One JSON line, UTF-8 where it can be; text a UTF-8 stdout cannot carry (a lone
+    surrogate that slipped past the providers) goes out as a \\u escape instead of
+    ending the run without its `done` line."""
+    text = json.dumps(obj, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(obj, ensure_ascii=True)
+    return text

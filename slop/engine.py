@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 from slop.commands.base import CommandContext, Proceed, Registry
+from slop.debuglog import one_line, write_crash_log
 from slop.errors import CommandError, SlopError
 from slop.orchestrator import TurnResult
+from slop.textsafe import scrub, single_line
 
 
 @dataclass
@@ -16,14 +20,39 @@ class Outcome:
     turn: TurnResult | None = None
     error: str = ""
     usage_error: bool = False  # a command used wrongly (batch mode exits 2)
+    internal: bool = False  # a bug in slop, caught by the last-resort handler (debug log written)
 
 
 class Engine:
-    def __init__(self, registry: Registry, ctx: CommandContext) -> None:
+    def __init__(self, registry: Registry, ctx: CommandContext, home: Path | None = None) -> None:
         self.registry = registry
         self.ctx = ctx
+        self.home = home  # $SLOP_HOME: debug logs go to its logs/ directory
 
     def handle(self, line: str) -> Outcome:
+        """Never raises for an Exception: whatever a model, a server or a bug in slop
+        throws ends as one error line (traceback in the debug log) and the REPL stays
+        at its prompt, batch mode prints its final line."""
+        try:
+            return self._handle(line)
+        except Exception as exc:
+            return self.internal_error(exc, line)
+
+    def internal_error(self, exc: BaseException, line: str) -> Outcome:
+        what = "a slash command" if line.strip().startswith("/") else "a model turn"
+        path = write_crash_log(self.home, exc, f"{what}: {line[:200]!r}") if self.home else None
+        message = one_line(exc, path)
+        try:
+            self.ctx.io.error(message)
+        except Exception:  # the output itself failed (it may be the bug): plain stderr still works
+            print(f"slop: {message}", file=sys.stderr)
+        kind = "command" if line.strip().startswith("/") else "turn"
+        return Outcome(kind, ok=False, error=message, internal=True)
+
+    def _handle(self, line: str) -> Outcome:
+        # Terminals and argv decode invalid UTF-8 as lone surrogates (surrogateescape);
+        # they could not be stored, printed or sent, so they become U+FFFD here, once.
+        line = scrub(line)
         text = line.strip()
         if not text:
             return Outcome("empty")
@@ -35,11 +64,13 @@ class Engine:
         try:
             result = self.registry.dispatch(self.ctx, text)
         except CommandError as exc:
-            self.ctx.io.error(str(exc))
-            return Outcome("command", ok=False, error=str(exc), usage_error=True)
+            message = single_line(str(exc))
+            self.ctx.io.error(message)
+            return Outcome("command", ok=False, error=message, usage_error=True)
         except SlopError as exc:
-            self.ctx.io.error(str(exc))
-            return Outcome("command", ok=False, error=str(exc))
+            message = single_line(str(exc))
+            self.ctx.io.error(message)
+            return Outcome("command", ok=False, error=message)
         if self.ctx.exit_requested:
             return Outcome("exit")
         if isinstance(result, Proceed):
@@ -52,8 +83,9 @@ class Engine:
         try:
             result = self.ctx.orchestrator.run_turn(self.ctx.session, text, self.ctx.sink, self.ctx.cancel)
         except SlopError as exc:
-            self.ctx.io.error(str(exc))
-            return Outcome("turn", ok=False, error=str(exc))
+            message = single_line(str(exc))
+            self.ctx.io.error(message)
+            return Outcome("turn", ok=False, error=message)
         # A turn the user interrupted is not a failure; one cut short by an error is.
         ok = result.ok or (result.interrupted and not result.error)
         return Outcome("turn", ok=ok, turn=result, error=result.error)

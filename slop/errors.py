@@ -3,9 +3,11 @@
 SlopError
 ├── ConfigError          bad flags, env or config file
 ├── StoreError           the SQLite ledger could not be read or written
+│   └── SessionBusy          another slop process is running a turn in this session
 ├── ToolError            a tool failed in a way the model should hear about
 ├── CommandError         a slash command got bad arguments (carries the usage line)
 ├── Cancelled            the user cancelled the running turn
+├── Terminated           SIGTERM / SIGHUP arrived while no turn was running
 └── ProviderError        the LLM API failed (carries `retryable`)
     ├── AuthError            401/403: wrong or missing key
     ├── RateLimited          429: carries retry_after seconds
@@ -29,6 +31,15 @@ class StoreError(SlopError):
     """The ledger could not be read or written."""
 
 
+class SessionBusy(StoreError):
+    """Another live slop process holds the session's turn lock."""
+
+    def __init__(self, session: str, pid: int) -> None:
+        super().__init__(f"session '{session}' is busy in another slop (pid {pid}); use another session or wait")
+        self.session = session
+        self.pid = pid
+
+
 class ToolError(SlopError):
     """A tool could not do what it was asked; the text goes back to the model."""
 
@@ -47,6 +58,15 @@ class CommandError(SlopError):
 
 class Cancelled(SlopError):
     """The user cancelled the running turn (Esc or Ctrl-C)."""
+
+
+class Terminated(SlopError):
+    """SIGTERM or SIGHUP while slop was idle: leave cleanly (a running turn is cancelled
+    instead, and slop exits after it)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"stopped by signal {signum}")
+        self.signum = signum
 
 
 class ProviderError(SlopError):

@@ -12,28 +12,16 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from slop.context.assemble import CURRENT_MARKER
+from slop.context.prefix import keep_system_layers
 from slop.context.state import extract_state
 from slop.context.strategies import Summarizer
 from slop.context.tokens import estimate
 from slop.errors import CommandError, ContextTooLong, ProviderError
+from slop.parser import with_call_ids
 from slop.providers.base import Provider, ProviderReply, ReasoningDelta, StreamEvent, TextDelta
 from slop.records import HistoryEntry, Layer, Message, NewMessage, Prompt, Role, Status, ToolCall, ToolResult
 from slop.snapshot import ContextService
 from slop.store import Store
-
-
-def keep_system_layers(prompt: Prompt, system: tuple[Layer, ...] | None) -> tuple[Prompt, tuple[Layer, ...]]:
-    """Later calls of a turn reuse the system layers of its first call.
-
-    A STATE, scratchpad or files-read change made during the turn would otherwise rewrite
-    the system message, the start of the request, and a server's prompt cache (llama.cpp,
-    vLLM, OpenAI, Gemini) would process the whole request again at every step: 2,493 of
-    3,697 tokens, 445 s on a 2-core CPU with llama.cpp. The change is already in the
-    turn's history (the reply or tool result that made it); the next turn's system
-    message carries it."""
-    if system is None:
-        return prompt, prompt.layers
-    return replace(prompt, layers=system), system
 
 
 class EventSink(Protocol):
@@ -166,10 +154,16 @@ class Orchestrator:
         if rejected:
             sink.error(rejected)
             return TurnResult(None, ok=False, error=rejected)
-        gid = self.store.messages.new_group_id()
-        self._store_request(session, gid, text, provider.strategy)
-        sink.user_echo(text, gid)
-        return self._loop(session, gid, provider, sink, cancel)
+        # One running turn per session across processes (docs/reliability.md); a
+        # SessionBusy error here leaves the ledger untouched.
+        with self.store.turn_locks.hold(session, on_lost=cancel.set):
+            closed = self.store.close_unanswered_calls(session)
+            if closed:
+                sink.info(f"closed {closed} tool call(s) an earlier slop left unfinished (marked cancelled)")
+            gid = self.store.messages.new_group_id()
+            self._store_request(session, gid, text, provider.strategy)
+            sink.user_echo(text, gid)
+            return self._loop(session, gid, provider, sink, cancel)
 
     def _loop(self, session: str, gid: str, provider: Provider, sink: EventSink, cancel: threading.Event) -> TurnResult:
         answer = ""
@@ -189,17 +183,23 @@ class Orchestrator:
                 if step == 1 and reply.error:
                     self._mark_failed(session, gid, sink)
                 return reply
-            self._store_reply(session, gid, provider, reply)
+            calls = self._store_reply(session, gid, provider, reply)
             answer += reply.text
             if reply.cancelled:
                 sink.warning("turn cancelled; the partial reply is kept and marked interrupted")
                 return TurnResult(gid, ok=False, text=answer, interrupted=True, steps=step)
+            if reply.truncated:
+                sink.warning(_truncated_warning(reply))
+                return TurnResult(gid, ok=False, text=answer, error=TRUNCATED, steps=step)
             if not reply.tool_calls and reply.text_tool_problem:
                 sink.warning(reply.text_tool_problem)
                 return TurnResult(gid, ok=False, text=answer, error=reply.text_tool_problem, steps=step)
-            if not reply.tool_calls:
+            if not calls:
+                if not reply.text.strip():
+                    sink.warning(EMPTY_REPLY)
+                    return TurnResult(gid, ok=False, text=answer, error=EMPTY_REPLY, steps=step)
                 return TurnResult(gid, ok=True, text=answer, steps=step)
-            results = self.tools.run(reply.tool_calls, session, gid, cancel, sink)
+            results = self.tools.run(calls, session, gid, cancel, sink)
             self._store_results(session, gid, provider, results)
             if cancel.is_set():
                 sink.warning("turn cancelled; running tools were stopped")
@@ -247,7 +247,7 @@ class Orchestrator:
             reply = provider.stream(prompt, cancel, on_event)
         except ProviderError as exc:
             sink.assistant_end(None, interrupted=bool(exc.partial))
-            message = str(exc)
+            message = " ".join(str(exc).split())  # one line, whatever the server's message held
             if isinstance(exc, ContextTooLong):
                 message += (
                     f" (assembled prompt: ~{prompt.total_tokens} tokens; shrink it with /context window N"
@@ -259,38 +259,49 @@ class Orchestrator:
         sink.assistant_end(weight, interrupted=reply.cancelled)
         return reply
 
-    def _store_reply(self, session: str, gid: str, provider: Provider, reply: ProviderReply) -> None:
+    def _store_reply(self, session: str, gid: str, provider: Provider, reply: ProviderReply) -> tuple[ToolCall, ...]:
+        """Store the reply; returns its tool calls under the ids they were stored with."""
         weight = reply.usage.total_tokens if reply.usage else None
-        if reply.tool_calls:
-            row = NewMessage(
-                Role.ASSISTANT,
-                reply.native,
-                Status.TOOL_CALL,
-                parsing_strategy=provider.strategy,
-                tokens=weight,
-                reasoning=reply.reasoning or None,
-                call_ids="\n".join(call.id for call in reply.tool_calls),
-            )
-        elif reply.text or reply.reasoning or not reply.cancelled:
-            status = Status.INTERRUPTED if reply.cancelled else Status.COMPLETED
-            row = NewMessage(
-                Role.ASSISTANT,
-                reply.text,
-                status,
-                parsing_strategy=provider.strategy,
-                tokens=weight,
-                reasoning=reply.reasoning or None,
-            )
-        else:
-            row = None
+        calls = () if reply.truncated else reply.tool_calls  # cut calls are not run, nor stored as calls
         with self.store.db.transaction():
+            row = None
+            if calls:
+                ids = self.store.messages.reserve_call_ids([call.id for call in calls])
+                native = (
+                    reply.native
+                    if ids == [c.id for c in calls]
+                    else with_call_ids(reply.native, provider.strategy, ids)
+                )
+                calls = tuple(replace(call, id=cid) for call, cid in zip(calls, ids, strict=True))
+                row = NewMessage(
+                    Role.ASSISTANT,
+                    native,
+                    Status.TOOL_CALL,
+                    parsing_strategy=provider.strategy,
+                    tokens=weight,
+                    reasoning=reply.reasoning or None,
+                    call_ids="\n".join(ids),
+                )
+            elif reply.text or reply.reasoning or not reply.cancelled:
+                status = (
+                    Status.TRUNCATED if reply.truncated else Status.INTERRUPTED if reply.cancelled else Status.COMPLETED
+                )
+                row = NewMessage(
+                    Role.ASSISTANT,
+                    reply.text,
+                    status,
+                    parsing_strategy=provider.strategy,
+                    tokens=weight,
+                    reasoning=reply.reasoning or None,
+                )
             if row is not None:
                 self.store.messages.append(session, gid, row)
             if reply.usage:
                 self.store.usage.record(session, gid, reply.usage)
-            state = extract_state(reply.text) if reply.text and not reply.cancelled else None
+            state = extract_state(reply.text) if reply.text and not (reply.cancelled or reply.truncated) else None
             if state:
                 self.store.sessions.push_state(session, gid, state)
+        return calls
 
     def _mark_failed(self, session: str, gid: str, sink: EventSink) -> None:
         """The first call of a turn failed: the request stays in the ledger, marked
@@ -356,6 +367,22 @@ class Orchestrator:
                     self.store.sessions.push_state(session, entry.message.group_id, state)
                     return "no model reachable: STATE restored from the last STATE block in the window."
         return "no model reachable and no STATE block in the window; the STATE is unchanged."
+
+
+TRUNCATED = "the reply hit the output limit"
+EMPTY_REPLY = "the model sent an empty reply; send 'continue' or rephrase the request"
+
+
+def _truncated_warning(reply: ProviderReply) -> str:
+    produced = (
+        f" after {reply.usage.completion_tokens:,} tokens" if reply.usage and reply.usage.completion_tokens else ""
+    )
+    calls = len(reply.tool_calls)
+    skipped = f"; its {calls} unfinished tool call(s) were not run" if calls else ""
+    return (
+        f"{TRUNCATED}{produced} and was cut off{skipped}; it is stored marked truncated. "
+        "Ask for a shorter answer or one step at a time, or send 'continue'"
+    )
 
 
 REBUILD_REQUEST = (

@@ -23,12 +23,15 @@ read by their shape; that is the only place the shape of stored JSON is guessed.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from slop.records import HistoryEntry, Message, ParsedMessage, Prompt, Role, Status, Strategy, ToolCall
+from slop.textsafe import has_surrogates, scrub
 
 __all__ = [
+    "decode_json",
     "gemini_args",
     "gemini_contents",
     "gemini_native",
@@ -36,7 +39,9 @@ __all__ = [
     "openai_messages",
     "openai_native",
     "parse",
+    "sendable_arguments",
     "tool_names_by_call_id",
+    "with_call_ids",
 ]
 
 GEMINI_FAMILY = (Strategy.GEMINI, Strategy.GEMINI_GCA)
@@ -48,6 +53,48 @@ class UnreadableRow(ValueError):
 
 def is_gemini_family(strategy: str | None) -> bool:
     return strategy in GEMINI_FAMILY
+
+
+def decode_json(text: str) -> Any:
+    """`json.loads` for text a model wrote: every way it can be unreadable is a
+    ValueError, including nesting deeper than Python's recursion limit ("[" * 50000
+    raises RecursionError in the stdlib) and integers past the int-conversion limit.
+    Strings come back without lone surrogates (a "\\ud800" escape is valid JSON, but
+    no file name, SQLite row or HTTP body can carry what it decodes to)."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise ValueError("the JSON is nested too deeply to read") from None
+    return _scrubbed(value) if _SURROGATE_ESCAPE.search(text) or has_surrogates(text) else value
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _scrubbed(value: Any) -> Any:
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, list):
+        return [_scrubbed(v) for v in value]
+    if isinstance(value, dict):
+        return {scrub(k): _scrubbed(v) for k, v in value.items()}
+    return value
+
+
+def sendable_arguments(arguments: str) -> str:
+    """A call's arguments as they may go back to a server: the model's own text when it
+    is a JSON object, else the placeholder "{}". The ledger keeps what the model sent;
+    servers that parse replayed arguments (vLLM, llama.cpp templates) reject anything
+    else with a 400 on every later request, and the tool's error result already told
+    the model what was wrong. Text with surrogate escapes is re-encoded without them
+    (strict JSON parsers such as serde_json and nlohmann reject lone ones)."""
+    try:
+        value = decode_json(arguments)
+    except ValueError:
+        return "{}"
+    if not isinstance(value, dict):
+        return "{}"
+    return json.dumps(value, ensure_ascii=False) if _SURROGATE_ESCAPE.search(arguments) else arguments
 
 
 # ---- reading stored rows -----------------------------------------------------------
@@ -67,7 +114,7 @@ def parse(message: Message) -> ParsedMessage:
 
 def _load_object(content: str | None) -> dict[str, Any]:
     try:
-        data = json.loads(content or "")
+        data = decode_json(content or "")
     except (TypeError, ValueError) as exc:
         raise UnreadableRow(str(exc)) from exc
     if not isinstance(data, dict):
@@ -185,13 +232,35 @@ def gemini_native(parts: list[dict[str, Any]]) -> str:
     return json.dumps({"role": "model", "parts": parts}, ensure_ascii=False)
 
 
-def gemini_args(arguments: str) -> dict[str, Any]:
-    """A call's JSON argument text as the object Gemini's functionCall.args wants."""
+def with_call_ids(content: str, strategy: str | None, ids: Sequence[str]) -> str:
+    """A stored tool-call row with its calls' ids replaced, in the order `parse` reads
+    them (the ids slop reserved so they are unique in the ledger). A row that is not
+    valid JSON of its strategy comes back unchanged."""
     try:
-        value = json.loads(arguments or "{}")
-    except ValueError:
-        return {"_raw": arguments}
-    return value if isinstance(value, dict) else {"value": value}
+        data = _load_object(content)
+    except UnreadableRow:
+        return content
+    fresh = iter(ids)
+    if _native_kind(data, strategy) == Strategy.GEMINI:
+        parts = data.get("parts")
+        for part in parts if isinstance(parts, list) else []:
+            fc = _function_call(part) if isinstance(part, dict) else None
+            if fc is not None:
+                part.pop("function_call", None)
+                part["functionCall"] = {**fc, "id": next(fresh, fc.get("id"))}
+    else:
+        calls = data.get("tool_calls")
+        for raw in calls if isinstance(calls, list) else []:
+            if isinstance(raw, dict):
+                raw["id"] = next(fresh, raw.get("id"))
+    return json.dumps(data, ensure_ascii=False)
+
+
+def gemini_args(arguments: str) -> dict[str, Any]:
+    """A call's JSON argument text as the object Gemini's functionCall.args wants
+    (the placeholder {} when it is not a JSON object, as for OpenAI)."""
+    value = json.loads(sendable_arguments(arguments or "{}"))
+    return value if isinstance(value, dict) else {}
 
 
 # ---- building a provider's history ---------------------------------------------------
@@ -207,12 +276,18 @@ def openai_messages(prompt: Prompt) -> list[dict[str, Any]]:
             item: dict[str, Any] = {"role": "assistant", "content": parsed.text or None}
             if parsed.tool_calls:
                 item["tool_calls"] = [
-                    {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                    {
+                        "id": c.id,
+                        "type": "function",
+                        "function": {"name": c.name, "arguments": sendable_arguments(c.arguments)},
+                    }
                     for c in parsed.tool_calls
                 ]
             elif not parsed.text:
                 continue  # nothing left to send
             out.append(item)
+        elif msg.role == Role.ASSISTANT and not entry.content:
+            continue  # an empty reply (kept in the ledger for its reasoning) says nothing
         elif msg.role in (Role.USER, Role.ASSISTANT):
             out.append({"role": msg.role, "content": entry.content})
         elif msg.role == Role.SYSTEM and entry.content:

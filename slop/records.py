@@ -3,7 +3,9 @@
 Stored message formats (the `content` column), by role and status:
 
 * ``user``: the user's text.
-* ``assistant`` with status ``completed`` / ``interrupted``: the answer text.
+* ``assistant`` with status ``completed`` / ``interrupted`` / ``truncated``: the answer
+  text (``truncated``: the reply hit the output limit; any tool calls cut with it were
+  not run and are not stored).
 * ``assistant`` with status ``tool_call``: the provider-native JSON of the reply
   (OpenAI: an assistant message dict with ``tool_calls``; Gemini: a ``Content``
   dict with ``parts``). Only :mod:`slop.parser` reads it.
@@ -31,6 +33,7 @@ class Status:
     ERROR = "error"
     CANCELLED = "cancelled"
     INTERRUPTED = "interrupted"  # a reply the user stopped; the partial text is kept
+    TRUNCATED = "truncated"  # a reply that hit the output limit (finish_reason "length" / MAX_TOKENS)
     DROPPED = "dropped"  # soft-deleted by /context drop: in the ledger, out of every context
     COMPACTED = "compacted"  # replaced in context by a summary; still in the ledger
     ARCHIVED = "archived"  # moved to cold storage by the relevance strategy
@@ -221,6 +224,7 @@ class Prompt:
     budget: int = 0
     notes: tuple[str, ...] = ()
     token_estimate_exact: bool = True
+    output_limit: int = 0  # max tokens of the reply, stated in the request; 0 = the server's default
     tool_tokens: int = 0  # the tool definitions the request carries
 
     @property

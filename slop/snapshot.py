@@ -9,7 +9,7 @@ from functools import lru_cache
 
 from slop.context import layers as L
 from slop.context.assemble import AssemblyConfig, Snapshot, assemble, build_layers, definitions_tokens
-from slop.context.budget import prompt_budget
+from slop.context.budget import output_limit, prompt_budget
 from slop.context.strategies import ContextStrategy, Maintenance, Selection, Summarizer, WindowStrategy
 from slop.context.truncate import TruncationConfig
 from slop.parser import parse
@@ -65,6 +65,7 @@ class ContextService:
             skills=tuple(active),
             tools=self.offered_tools(),
             budget=budget,
+            output_limit=output_limit(model),
         )
         # Strategies get the room the history may use: the budget minus the system layers
         # and the tool definitions.

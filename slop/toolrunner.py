@@ -37,6 +37,9 @@ class SessionToolStore:
     def set_scratchpad(self, session_id: str, text: str) -> None:
         self.store.sessions.set_scratchpad(session_id, text, self.group_id)
 
+    def append_scratchpad(self, session_id: str, text: str) -> str:
+        return self.store.sessions.append_scratchpad(session_id, text, self.group_id)
+
     def save_memo(self, content: str, tags: list[str]) -> int:
         return self.memos.add(content, tags)
 

@@ -149,8 +149,24 @@ def usage_error(command_usage: str, message: str = "") -> CommandError:
     return CommandError(message or "wrong arguments", usage=command_usage)
 
 
-def parse_int(text: str, what: str, usage: str) -> int:
+# No count, window, budget or id slop takes comes near this; SQLite stores 64-bit integers
+# and Python ints beyond it fail deep inside a query instead of at the user's typo.
+LARGEST_NUMBER = 1_000_000_000
+
+
+def parse_int(text: str, what: str, usage: str, *, largest: int = LARGEST_NUMBER) -> int:
+    """A whole number from a command argument, at most `largest` in size (negative
+    numbers pass: each command says what its own lower bound means)."""
     try:
-        return int(text)
-    except ValueError as exc:
-        raise CommandError(f"{what} must be a whole number, got {text!r}", usage=usage) from exc
+        value = int(text)
+    except ValueError:
+        raise CommandError(f"{what} must be a whole number, got {shown(text)}", usage=usage) from None
+    if abs(value) > largest:
+        raise CommandError(f"{what} is out of range: {shown(text)} (at most {largest:,})", usage=usage)
+    return value
+
+
+def shown(text: str, limit: int = 40) -> str:
+    """A user's argument quoted for an error line: one line, clipped."""
+    quoted = repr(text)
+    return quoted if len(quoted) <= limit else quoted[: limit - 4] + "…" + quoted[-3:]

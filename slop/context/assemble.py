@@ -45,6 +45,7 @@ class Snapshot:
     skills: tuple[Skill, ...] = ()
     tools: tuple[ToolSpec, ...] = ()
     budget: int = 0  # prompt token budget; 0 = no guard
+    output_limit: int = 0  # the reply's token limit the request states; 0 = none
     files_read: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()  # what the strategy chose and why
     strategy_layer: str = ""  # e.g. the ranked strategy's "history has gaps" note
@@ -83,6 +84,7 @@ def assemble(snapshot: Snapshot, config: AssemblyConfig | None = None) -> Prompt
         tool_tokens=tool_tokens,
         strategy=snapshot.strategy,
         budget=snapshot.budget,
+        output_limit=snapshot.output_limit,
         notes=tuple(notes),
         token_estimate_exact=config.exact_tokens,
     )

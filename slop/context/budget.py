@@ -1,4 +1,9 @@
-"""Prompt budgets: the model's context limit minus a reserve for its answer."""
+"""Prompt budgets: the model's context limit minus a reserve for its answer.
+
+The reserve is also the output limit every request states (`max_tokens` /
+`max_completion_tokens` / `maxOutputTokens`), so the budget and the server agree on
+how much room the answer has, and servers without a default do not run on; it must
+not exceed what the model can produce, or some servers reject every request."""
 
 from __future__ import annotations
 
@@ -13,7 +18,13 @@ MODEL_LIMITS: tuple[tuple[str, int, int], ...] = (
     ("o1", 200_000, 100_000),
     ("o3", 200_000, 100_000),
     ("o4", 200_000, 100_000),
+    ("gemini-1.5-pro", 2_097_152, 8_192),
+    ("gemini-1.5", 1_048_576, 8_192),
+    ("gemini-2.0", 1_048_576, 8_192),
     ("gemini", 1_048_576, 65_536),
+    ("claude-3-7", 200_000, 32_000),
+    ("claude-3-5", 200_000, 8_192),
+    ("claude-3", 200_000, 4_096),
     ("claude", 200_000, 32_000),
     ("deepseek", 128_000, 8_192),
     ("qwen", 32_768, 8_192),
@@ -43,3 +54,8 @@ def prompt_budget(
     if server_window > 0:
         window, reserve = server_window, min(reserve, server_window // 4)
     return window - (reserve if output_reserve is None else output_reserve)
+
+
+def output_limit(model: str) -> int:
+    """The output limit a request for `model` states: the reserve the budget assumes."""
+    return model_limits(model)[1]

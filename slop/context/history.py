@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+from slop.pairs import pair_results
 from slop.parser import parse
 from slop.records import Message, ParsedMessage, Role, Status, strategies_compatible
 
@@ -29,34 +30,28 @@ def isolate(messages: list[Message], strategy: str, parse: Parse = parse) -> lis
 
 
 def enforce_pairs(messages: list[Message], parse: Parse = parse) -> list[Message]:
-    """An assistant tool-call row and all of its results stay together or go together.
+    """An assistant tool-call row and all of its results stay together or go together,
+    and its results follow it directly, in call order of storage.
 
-    Results whose call is missing are dropped; a call row with any result missing is
-    reduced to its text (providers reject orphans with a 400)."""
-    calls_by_row: dict[int, set[str]] = {}
-    results: set[str] = set()
-    for msg in messages:
-        if msg.role == Role.ASSISTANT and msg.status == Status.TOOL_CALL:
-            calls_by_row[msg.id] = (
-                set(msg.call_ids.split("\n")) if msg.call_ids else {c.id for c in parse(msg).tool_calls}
-            )
-        elif msg.role == Role.TOOL and msg.tool_call_id:
-            results.add(msg.tool_call_id)
-    complete_calls: set[str] = set()
-    for ids in calls_by_row.values():
-        if ids and ids <= results:
-            complete_calls |= ids
+    Results are matched to their call row by position (`slop.pairs`); results whose
+    call is missing are dropped; a call row with any result missing is reduced to its
+    text (providers reject orphans with a 400). Rows written between a call and its
+    results (another process on the same session, a result closed after a crash) are
+    moved after the results, so a request never separates a call from its results."""
+    pairing = pair_results(messages, parse)
     out: list[Message] = []
-    for msg in messages:
+    for index, msg in enumerate(messages):
         if msg.role == Role.TOOL:
-            if msg.tool_call_id in complete_calls:
-                out.append(msg)
-        elif msg.id in calls_by_row and not (calls_by_row[msg.id] and calls_by_row[msg.id] <= complete_calls):
+            continue  # emitted right after the call row it answers
+        if index not in pairing.call_ids:
+            out.append(msg)
+        elif pairing.complete(index):
+            out.append(msg)
+            out.extend(messages[i] for i in pairing.results[index])
+        else:
             text = parse(msg).text
             if text.strip():
                 out.append(replace(msg, content=text, status=Status.COMPLETED))
-        else:
-            out.append(msg)
     return out
 
 

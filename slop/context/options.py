@@ -91,7 +91,7 @@ def option(session: SessionInfo, name: str) -> float:
     raw = session.options.get(name, spec.default)
     try:
         value = spec.kind(raw)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # a hand-edited settings row
         return spec.default
     if not spec.low <= value <= spec.high:
         return spec.default

@@ -12,7 +12,7 @@ import re
 from collections import Counter
 
 from slop.context.textsearch import keywords, words
-from slop.parser import parse
+from slop.parser import decode_json, parse
 from slop.records import Message, Role, Status
 
 CONTINUATION_HEADER = (
@@ -98,8 +98,8 @@ def _clip(text: str, limit: int) -> str:
 
 def _short(arguments: str, limit: int) -> str:
     try:
-        value = json.dumps(json.loads(arguments), ensure_ascii=False)
-    except (json.JSONDecodeError, TypeError):
+        value = json.dumps(decode_json(arguments), ensure_ascii=False)
+    except (ValueError, TypeError, RecursionError):
         value = arguments
     return value if len(value) <= limit else value[: limit - 3] + "..."
 

@@ -46,6 +46,11 @@ class ProviderReply:
     def cancelled(self) -> bool:
         return self.finish_reason == "cancelled"
 
+    @property
+    def truncated(self) -> bool:
+        """The reply hit the output limit (OpenAI "length", Gemini MAX_TOKENS)."""
+        return self.finish_reason == "length"
+
 
 class Provider(Protocol):
     """A model endpoint. `strategy` is the parsing strategy its rows are tagged with."""

@@ -20,17 +20,8 @@ from typing import Any
 
 from slop.errors import AuthError, BadResponse, ProviderError
 from slop.providers.base import EventCallback, ProviderReply
-from slop.providers.gemini import (
-    DEFAULT_MODEL,
-    Emit,
-    GeminiAccumulator,
-    GoogleHTTPError,
-    map_google_error,
-    map_transport_error,
-    rest_request,
-    wants_thoughts,
-    with_retries,
-)
+from slop.providers.gemini import DEFAULT_MODEL, Emit, GeminiAccumulator, rest_request, wants_thoughts
+from slop.providers.gemini_errors import GoogleHTTPError, map_google_error, map_transport_error, with_retries
 from slop.providers.oauth import SIGN_IN_HINT, TokenSource
 from slop.providers.pump import pump
 from slop.records import Prompt, Strategy
@@ -256,8 +247,10 @@ def unwrap(payload: Any) -> Any:
     """`{"response": {...}}` -> the GenerateContentResponse inside."""
     if isinstance(payload, dict) and isinstance(payload.get("response"), dict):
         return payload["response"]
-    if isinstance(payload, dict) and "error" in payload:
-        raise GoogleHTTPError(int(payload["error"].get("code") or 500), payload)
+    if isinstance(payload, dict) and "error" in payload:  # an error sent inside the 200 stream
+        error = payload["error"]
+        code = error.get("code") if isinstance(error, dict) else None
+        raise GoogleHTTPError(code if isinstance(code, int) and 400 <= code < 600 else 500, payload)
     return payload
 
 

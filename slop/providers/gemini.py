@@ -12,40 +12,31 @@ import json
 import re
 import threading
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from slop import parser
 from slop.errors import (
     AuthError,
     BadResponse,
-    ContextTooLong,
     ProviderError,
-    ProviderUnavailable,
-    RateLimited,
 )
 from slop.providers.base import EventCallback, ProviderReply, ReasoningDelta, StreamEvent, TextDelta
+from slop.providers.gemini_errors import (
+    map_google_error,
+    map_transport_error,
+    with_retries,
+)
 from slop.providers.gemini_sdk import sdk_to_rest, sdk_wire_form, to_sdk_content
 from slop.providers.pump import pump
-from slop.providers.retry import retry_after_seconds
+from slop.providers.wirepairs import whole_pairs_gemini
 from slop.records import Prompt, Strategy, ToolCall, ToolSpec, Usage
+from slop.textsafe import scrub
 
 DEFAULT_MODEL = "gemini-2.5-flash"
-MAX_RETRY_WAIT = 60.0  # a server asking for longer than this gets a clear error instead
-RETRY_STATUSES = (429, 500, 502, 503, 504)
 _NO_THOUGHTS = re.compile(r"gemini-(1\.|2\.0)|gemma|embedding|learnlm", re.IGNORECASE)
 
 Emit = Callable[[StreamEvent], None]
-
-
-class GoogleHTTPError(Exception):
-    """An HTTP error from a Google endpoint, before it is mapped to slop.errors."""
-
-    def __init__(self, status: int, body: Any, headers: Mapping[str, str] | None = None) -> None:
-        super().__init__(f"HTTP {status}: {str(body)[:200]}")
-        self.status = status
-        self.body = body
-        self.headers = dict(headers or {})
 
 
 # ---- the request ------------------------------------------------------------------------
@@ -63,13 +54,18 @@ def function_declarations(tools: tuple[ToolSpec, ...] | list[ToolSpec]) -> list[
 
 def rest_request(prompt: Prompt, *, include_thoughts: bool) -> dict[str, Any]:
     """A `GenerateContentRequest` (REST camelCase) for the prompt, without the model."""
-    body: dict[str, Any] = {"contents": parser.gemini_contents(prompt)}
+    body: dict[str, Any] = {"contents": whole_pairs_gemini(parser.gemini_contents(prompt))}
     if prompt.system_text:
         body["systemInstruction"] = {"role": "user", "parts": [{"text": prompt.system_text}]}
     if prompt.tools:
         body["tools"] = [{"functionDeclarations": function_declarations(prompt.tools)}]
+    config: dict[str, Any] = {}
+    if prompt.output_limit > 0:
+        config["maxOutputTokens"] = prompt.output_limit
     if include_thoughts:
-        body["generationConfig"] = {"thinkingConfig": {"includeThoughts": True}}
+        config["thinkingConfig"] = {"includeThoughts": True}
+    if config:
+        body["generationConfig"] = config
     return body
 
 
@@ -144,6 +140,8 @@ class GeminiAccumulator:
         if not isinstance(text, str):
             self.parts.append(dict(part))  # other kinds (code, inline data) are kept as sent
             return []
+        text = scrub(text)
+        part = {**part, "text": text}
         thought = bool(part.get("thought"))
         last = self.parts[-1] if self.parts else None
         mergeable = (
@@ -184,13 +182,15 @@ class GeminiAccumulator:
             )
         if reason in _BLOCKED:
             raise BadResponse(f"Gemini stopped the reply ({reason}); rephrase the request", partial=partial)
-        if not self.calls and not self.text and not self.reasoning:
-            raise BadResponse(f"Gemini finished ({reason}) with an empty reply; send 'continue' or rephrase")
+        # MAX_TOKENS and empty replies are not errors here: the orchestrator reports a
+        # truncated or empty reply the same way for every provider.
 
     def reply(self, cancelled: bool) -> ProviderReply:
         calls = () if cancelled else tuple(self.calls)
         if cancelled:
             finish = "cancelled"
+        elif self.finish_reason == "MAX_TOKENS":
+            finish = "length"  # even with calls: the last one may be cut
         elif calls:
             finish = "tool_calls"
         else:
@@ -204,132 +204,6 @@ class GeminiAccumulator:
             finish_reason=finish,
             model=self.model,
         )
-
-
-# ---- errors -----------------------------------------------------------------------------
-def _error_obj(body: Any) -> dict[str, Any]:
-    if isinstance(body, list) and len(body) == 1:
-        body = body[0]
-    if isinstance(body, dict):
-        error = body.get("error", body)
-        return error if isinstance(error, dict) else {}
-    return {}
-
-
-def google_message(body: Any) -> str:
-    error = _error_obj(body)
-    if error.get("message"):
-        return str(error["message"])
-    text = body if isinstance(body, str) else json.dumps(body) if body is not None else ""
-    return " ".join(text.split())[:300] or "no details"
-
-
-def _reasons(body: Any) -> set[str]:
-    details = _error_obj(body).get("details")
-    return (
-        {str(d.get("reason")) for d in details if isinstance(d, dict) and d.get("reason")}
-        if isinstance(details, list)
-        else set()
-    )
-
-
-def _is_context_error(message: str) -> bool:
-    text = message.lower()
-    return any(
-        k in text
-        for k in (
-            "input token count",
-            "exceeds the maximum number of tokens",
-            "context length",
-            "too long",
-            "maximum context",
-            "too many tokens",
-        )
-    )
-
-
-def map_google_error(
-    status: int, body: Any, headers: Mapping[str, str] | None, *, where: str, auth_hint: str
-) -> ProviderError:
-    """One mapping for the Gemini API and Code Assist (same google.rpc.Status bodies)."""
-    message = google_message(body)
-    if status in (401, 403) or "API_KEY_INVALID" in _reasons(body):
-        return AuthError(f"{where} rejected the credentials ({status}): {message}; {auth_hint}", status=status)
-    if status == 429:
-        wait = retry_after_seconds(dict(headers or {}), _body_dict(body))
-        hint = f"; the server asks to wait {wait:.0f}s" if wait else ""
-        return RateLimited(f"rate limited by {where} (429){hint}: {message}; try again shortly", retry_after=wait)
-    if status == 400 and _is_context_error(message):
-        return ContextTooLong(f"the prompt is too long for the model: {message}", status=400)
-    if status == 404:
-        return ProviderError(f"not found (404): {message}; check the model name (/models lists them)", status=404)
-    if status >= 500:
-        return ProviderUnavailable(f"{where} failed ({status}): {message}; try again shortly", status=status)
-    return ProviderError(f"{where} answered {status}: {message}", status=status)
-
-
-def _body_dict(body: Any) -> Any:
-    if isinstance(body, list) and len(body) == 1:
-        return body[0]
-    return body
-
-
-def _class_names(exc: BaseException) -> set[str]:
-    return {cls.__name__ for cls in type(exc).__mro__}
-
-
-def map_transport_error(exc: BaseException, where: str, hint: str) -> ProviderError:
-    """httpx / httpx2 (the SDK's) transport errors and unreadable bodies."""
-    names = _class_names(exc)
-    if "TimeoutException" in names:
-        return ProviderUnavailable(f"the request to {where} timed out; try again or raise SLOP_REQUEST_TIMEOUT")
-    if "ConnectError" in names:
-        return ProviderUnavailable(f"cannot reach {where}; {hint}")
-    if names & {"RemoteProtocolError", "ReadError", "StreamError", "NetworkError"}:
-        return BadResponse(f"the connection to {where} failed mid-reply ({type(exc).__name__}); try again")
-    if isinstance(exc, ValueError):
-        return BadResponse(f"{where} sent a malformed reply ({str(exc)[:200]}); try again")
-    return BadResponse(f"the request to {where} failed ({type(exc).__name__}: {str(exc)[:200]}); try again")
-
-
-def retry_delay(error: ProviderError, attempt: int, base: float) -> float | None:
-    """Seconds to wait before the next attempt, or None when this error is final."""
-    if error.status not in RETRY_STATUSES and not (error.status is None and isinstance(error, ProviderUnavailable)):
-        return None
-    backoff = base * (2**attempt)
-    if isinstance(error, RateLimited) and error.retry_after is not None:
-        if error.retry_after > MAX_RETRY_WAIT:
-            return None
-        return max(error.retry_after, 0.0)
-    return backoff
-
-
-def with_retries(
-    attempt_once: Callable[[], None],
-    acc: GeminiAccumulator,
-    stop: threading.Event,
-    map_error: Callable[[BaseException], ProviderError],
-    max_retries: int,
-    base: float,
-) -> None:
-    """Run one streamed request, retrying 429 / 5xx / connection failures that happen
-    before anything was received. The wait honours Retry-After / RetryInfo.retryDelay
-    and ends at once when the turn is cancelled."""
-    attempt = 0
-    while True:
-        try:
-            attempt_once()
-            return
-        except Exception as exc:
-            if stop.is_set():
-                return
-            error = map_error(exc)
-            wait = retry_delay(error, attempt, base) if attempt < max_retries and not acc.started else None
-            if wait is None:
-                raise error from exc
-            attempt += 1
-            if stop.wait(wait):
-                return
 
 
 # ---- the SDK provider ------------------------------------------------------------------------
@@ -427,10 +301,12 @@ class GeminiProvider:
                 for d in body["tools"][0]["functionDeclarations"]
             ]
             tools = [types.Tool(function_declarations=declarations)]
-        thinking = body.get("generationConfig", {}).get("thinkingConfig")
+        generation = body.get("generationConfig", {})
+        thinking = generation.get("thinkingConfig")
         config = types.GenerateContentConfig(
             system_instruction=system or None,
             tools=tools,
+            max_output_tokens=generation.get("maxOutputTokens"),
             thinking_config=types.ThinkingConfig(include_thoughts=True) if thinking else None,
             automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
         )

@@ -7,6 +7,7 @@ import json
 import threading
 from dataclasses import replace
 from typing import Any
+from urllib.parse import urlsplit
 
 from slop import parser
 from slop.errors import (
@@ -21,7 +22,9 @@ from slop.providers.base import EventCallback, ProviderReply, ReasoningDelta, Te
 from slop.providers.pump import pump
 from slop.providers.retry import retry_after_seconds
 from slop.providers.text_tools import recognize
+from slop.providers.wirepairs import whole_pairs_openai
 from slop.records import Prompt, Strategy, ToolCall, ToolSpec, Usage
+from slop.textsafe import scrub
 
 DEFAULT_MODEL = "gpt-4o-mini"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -64,15 +67,24 @@ class OpenAIProvider:
     def request_body(self, prompt: Prompt) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.model,
-            "messages": parser.openai_messages(prompt),
+            "messages": whole_pairs_openai(parser.openai_messages(prompt)),
             "stream": True,
             "stream_options": {"include_usage": True},
         }
+        if prompt.output_limit > 0:
+            body[self._limit_field()] = prompt.output_limit
         if prompt.tools:
             body["tools"] = [tool_schema(t) for t in prompt.tools]
         if self._strip_reasoning:
             body["extra_body"] = {"reasoning": {"exclude": True}}
         return body
+
+    def _limit_field(self) -> str:
+        """OpenAI's own API wants `max_completion_tokens` (its reasoning models refuse
+        `max_tokens`); every other compatible server (vLLM, llama.cpp, Ollama,
+        OpenRouter) reads `max_tokens`, not all of them the newer name."""
+        host = urlsplit(self.base_url).hostname or ""
+        return "max_completion_tokens" if host == "api.openai.com" else "max_tokens"
 
     def wire_body(self, prompt: Prompt) -> dict[str, Any]:
         """The JSON the server receives for `prompt` (built by `request_body`, the send's own
@@ -95,6 +107,10 @@ class OpenAIProvider:
                 for event in acc.add(chunk):
                     emit(event)
         except Exception as exc:
+            reported = _stream_error(exc)
+            if reported is not None:  # the server sent {"error": {...}} inside the stream
+                reported.partial = acc.text
+                raise reported from exc
             if acc.chunks:  # the server answered, then the connection dropped or sent garbage
                 raise BadResponse(
                     f"the reply was cut off mid-stream ({type(exc).__name__}); try again", partial=acc.text
@@ -156,17 +172,19 @@ class _Accumulator:
             delta = choice.delta
             reasoning = _extra(delta, "reasoning_content") or _extra(delta, "reasoning")
             if isinstance(reasoning, str) and reasoning:
+                reasoning = scrub(reasoning)
                 self.reasoning += reasoning
                 events.append(ReasoningDelta(reasoning))
             if delta.content:
-                self.text += delta.content
-                events.append(TextDelta(delta.content))
+                content = scrub(delta.content)
+                self.text += content
+                events.append(TextDelta(content))
             for tc in delta.tool_calls or []:
                 slot = self.calls.setdefault(tc.index, {"id": "", "name": "", "arguments": ""})
-                slot["id"] = tc.id or slot["id"]
+                slot["id"] = scrub(tc.id or slot["id"])
                 if tc.function is not None:
-                    slot["name"] += tc.function.name or ""
-                    slot["arguments"] += tc.function.arguments or ""
+                    slot["name"] += scrub(tc.function.name or "")
+                    slot["arguments"] += scrub(tc.function.arguments or "")
             if choice.finish_reason:
                 self.finish_reason = choice.finish_reason
         return events
@@ -175,9 +193,10 @@ class _Accumulator:
         calls = (
             ()
             if cancelled
+            # A server that sends no id leaves it empty: the orchestrator gives the call a
+            # fresh id unique in the ledger when it stores the reply (not "call_0" again).
             else tuple(
-                ToolCall(slot["id"] or f"call_{i}", slot["name"], slot["arguments"] or "{}")
-                for i, slot in sorted(self.calls.items())
+                ToolCall(slot["id"], slot["name"], slot["arguments"] or "{}") for _, slot in sorted(self.calls.items())
             )
         )
         return ProviderReply(
@@ -186,16 +205,23 @@ class _Accumulator:
             tool_calls=calls,
             native=parser.openai_native(self.text, calls) if calls else "",
             usage=self.usage,
-            finish_reason="cancelled" if cancelled else ("tool_calls" if calls else (self.finish_reason or "stop")),
+            finish_reason=self._finish(cancelled, bool(calls)),
             model=self.model,
         )
+
+    def _finish(self, cancelled: bool, has_calls: bool) -> str:
+        if cancelled:
+            return "cancelled"
+        if self.finish_reason == "length":
+            return "length"  # even with calls: the last one's arguments may be cut
+        return "tool_calls" if has_calls else (self.finish_reason or "stop")
 
 
 def with_text_tool_calls(reply: ProviderReply, tools: list[str]) -> ProviderReply:
     """A reply whose tool calls came as text (local models): the calls made real, stored in
     the wire's own form so the next request is valid; or the reason they could not be."""
-    if reply.cancelled or reply.tool_calls or not tools:
-        return reply
+    if reply.cancelled or reply.truncated or reply.tool_calls or not tools:
+        return reply  # a cut-off reply is reported as cut off, never run
     found = recognize(reply.text, tools)
     if not found.calls:
         return replace(reply, text_tool_problem=found.problem)
@@ -255,6 +281,22 @@ def map_openai_error(exc: BaseException, base_url: str) -> ProviderError:
     return BadResponse(f"the connection failed mid-reply ({type(exc).__name__}: {exc}); try again")
 
 
+def _stream_error(exc: BaseException) -> ProviderError | None:
+    """An error object the server put in the stream (OpenRouter, vLLM, proxies do), as
+    the server worded it; None for anything else. The SDK raises a bare APIError for it."""
+    import openai
+
+    if not isinstance(exc, openai.APIError) or isinstance(exc, openai.APIStatusError | openai.APIConnectionError):
+        return None
+    body = exc.body if isinstance(exc.body, dict) else {}
+    message = str(body.get("message") or exc.message or "no details")
+    if _is_context_error(exc):
+        return ContextTooLong(f"the prompt is too long for the model: {message}")
+    code = body.get("code")
+    where = f" ({code})" if isinstance(code, int | str) and str(code) else ""
+    return BadResponse(f"the server reported an error mid-reply{where}: {message}; try again")
+
+
 def _body(exc: Any) -> Any:
     body = getattr(exc, "body", None)
     return body if isinstance(body, dict) else None
@@ -271,17 +313,30 @@ def _message(exc: Any) -> str:
     return str(getattr(exc, "message", exc))
 
 
+# How OpenAI-compatible servers word "the prompt does not fit": OpenAI's code
+# context_length_exceeded, llama.cpp's exceed_context_size_error ("the request exceeds
+# the available context size"), vLLM's 400 ("This model's maximum context length is N
+# tokens. However, you requested M tokens ..." / "... is longer than the maximum model
+# length of N"), Ollama / LiteLLM / OpenRouter variants.
+_CONTEXT_ERROR_WORDS = (
+    "context_length",
+    "context length",
+    "context size",
+    "context window",
+    "maximum context",
+    "maximum model length",
+    "max_model_len",
+    "exceed_context_size",
+    "too many tokens",
+    "too long",
+)
+
+
 def _is_context_error(exc: Any) -> bool:
-    text = (_message(exc) + " " + str(getattr(exc, "code", ""))).lower()
-    return any(
-        k in text
-        for k in (
-            "context_length",
-            "context length",
-            "maximum context",
-            "too many tokens",
-            "too long",
-            "exceed_context_size",  # llama.cpp's error type
-            "exceeds the available context size",
-        )
-    )
+    body = _body(exc) or {}
+    error = body.get("error", body)
+    fields = [_message(exc), str(getattr(exc, "code", "") or "")]
+    if isinstance(error, dict):
+        fields += [str(error.get("type") or ""), str(error.get("code") or "")]
+    text = " ".join(fields).lower()
+    return any(k in text for k in _CONTEXT_ERROR_WORDS)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from slop.errors import SessionBusy
 from slop.records import SessionDefaults, Status
 from slop.store.archive import ContextArchive
 from slop.store.catalog import Catalog
@@ -12,7 +13,9 @@ from slop.store.db import Database
 from slop.store.memos import MEMO_SCHEMA, Memos
 from slop.store.messages import Messages
 from slop.store.migrations import migrate
+from slop.store.repair import close_unanswered_calls, count_unanswered_calls
 from slop.store.sessions import Sessions
+from slop.store.turnlock import TurnLocks
 from slop.store.usage import UsageLog
 
 __all__ = ["Store", "UndoResult", "open_memo_store"]
@@ -43,6 +46,7 @@ class Store:
         self.sessions = Sessions(db, defaults)
         self.usage = UsageLog(db, window)
         self.catalog = Catalog(db)
+        self.turn_locks = TurnLocks(db)
         # Memos of the ledger itself (std::slop compatibility); the app normally
         # swaps in the user-level memo store from open_memo_store().
         self.memos = Memos(db)
@@ -61,6 +65,24 @@ class Store:
 
     def close(self) -> None:
         self.db.close()
+
+    def close_unanswered_calls(self, session_id: str) -> int:
+        """Close the session's tool calls a crashed process left without results (call
+        it holding the session's turn lock). Returns how many results were written."""
+        if count_unanswered_calls(self.db, session_id) == 0:
+            return 0  # the usual case, without taking the write lock
+        return close_unanswered_calls(self.db, session_id)
+
+    def recover_session(self, session_id: str) -> int:
+        """At start-up: close unanswered calls unless another live slop is running a
+        turn in the session (its calls are still running, not dangling)."""
+        if count_unanswered_calls(self.db, session_id) == 0 or self.turn_locks.holder(session_id) is not None:
+            return 0  # nothing to do (the usual case: no write at start-up), or a live turn's calls
+        try:
+            with self.turn_locks.hold(session_id):
+                return self.close_unanswered_calls(session_id)
+        except SessionBusy:
+            return 0  # a turn started meanwhile; it closes them itself
 
     def remove_group(self, session_id: str, group_id: str, *, event: str = "remove") -> UndoResult:
         """Delete a group of this session and roll back what it changed: its STATE

@@ -66,10 +66,12 @@ class Catalog:
         return [_to_skill(r) for r in self._db.query("SELECT * FROM skills ORDER BY id")]
 
     def skill(self, name_or_id: str) -> Skill | None:
-        if name_or_id.isdigit():
-            row = self._db.execute("SELECT * FROM skills WHERE id=?", (int(name_or_id),)).fetchone()
+        if name_or_id.isascii() and name_or_id.isdigit():
+            if len(name_or_id) > 18:  # past SQLite's 64-bit integers: no such id
+                return None
+            row = self._db.row("SELECT * FROM skills WHERE id=?", (int(name_or_id),))
         else:
-            row = self._db.execute("SELECT * FROM skills WHERE name=?", (name_or_id,)).fetchone()
+            row = self._db.row("SELECT * FROM skills WHERE name=?", (name_or_id,))
         return None if row is None else _to_skill(row)
 
     def save_skill(self, name: str, description: str, patch: str) -> None:

@@ -12,6 +12,8 @@ from typing import Any
 from slop.errors import StoreError
 
 BUSY_TIMEOUT_MS = 5000
+# Parameters SQLite cannot take: a str with a lone surrogate, an int past 64 bits.
+_UNBINDABLE = (UnicodeEncodeError, OverflowError)
 
 
 class Database:
@@ -48,6 +50,8 @@ class Database:
                 return self._conn.execute(sql, params)
             except sqlite3.Error as exc:
                 raise StoreError(f"ledger error: {exc}") from exc
+            except _UNBINDABLE as exc:
+                raise StoreError(f"the ledger cannot store this value ({exc}); nothing was written") from exc
 
     def executemany(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
         with self.lock:
@@ -57,23 +61,51 @@ class Database:
                 raise StoreError(f"ledger error: {exc}") from exc
 
     def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
-        return self.execute(sql, params).fetchall()
+        return self._fetch(sql, params, sqlite3.Row, None)
+
+    def row(self, sql: str, params: tuple[Any, ...] = ()) -> sqlite3.Row | None:
+        rows = self._fetch(sql, params, sqlite3.Row, 1)
+        return rows[0] if rows else None
 
     def tuples(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """Rows as plain tuples: much cheaper than sqlite3.Row for bulk loads."""
-        with self.lock:
-            cursor = self._conn.cursor()
-            cursor.row_factory = None
-            try:
-                return cursor.execute(sql, params).fetchall()
-            except sqlite3.Error as exc:
-                raise StoreError(f"ledger error: {exc}") from exc
-            finally:
-                cursor.close()
+        return self._fetch(sql, params, None, None)
 
     def scalar(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
-        row = self.execute(sql, params).fetchone()
-        return None if row is None else row[0]
+        rows = self._fetch(sql, params, None, 1)
+        return rows[0][0] if rows else None
+
+    def _fetch(self, sql: str, params: tuple[Any, ...], row_factory: Any, limit: int | None) -> list[Any]:
+        """Every read goes through here. Text that is not UTF-8 (a row edited by hand)
+        is read with U+FFFD in place of the bad bytes: the connection switches to the
+        lenient decoder for good on the first such row, so an intact ledger keeps the
+        fast C decoder."""
+        with self.lock:
+            try:
+                return self._fetch_once(sql, params, row_factory, limit)
+            except sqlite3.OperationalError as exc:
+                if not _undecodable(exc) or self._conn.text_factory is _lenient_text:
+                    raise StoreError(f"ledger error: {exc}") from exc
+                self._conn.text_factory = _lenient_text
+            try:
+                return self._fetch_once(sql, params, row_factory, limit)
+            except sqlite3.Error as exc:
+                raise StoreError(f"ledger error: {exc}") from exc
+
+    def _fetch_once(self, sql: str, params: tuple[Any, ...], row_factory: Any, limit: int | None) -> list[Any]:
+        cursor = self._conn.cursor()
+        cursor.row_factory = row_factory
+        try:
+            cursor.execute(sql, params)
+            return cursor.fetchall() if limit is None else cursor.fetchmany(limit)
+        except sqlite3.OperationalError:
+            raise
+        except sqlite3.Error as exc:
+            raise StoreError(f"ledger error: {exc}") from exc
+        except _UNBINDABLE as exc:
+            raise StoreError(f"the ledger cannot look up this value ({exc})") from exc
+        finally:
+            cursor.close()
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -104,6 +136,14 @@ class Database:
         """Run several DDL statements inside the current transaction."""
         for statement in _split_statements(script):
             self.execute(statement)
+
+
+def _lenient_text(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
+
+
+def _undecodable(exc: sqlite3.OperationalError) -> bool:
+    return str(exc).startswith("Could not decode to UTF-8")
 
 
 def _split_statements(script: str) -> list[str]:

@@ -2,26 +2,34 @@
 
 from __future__ import annotations
 
+import secrets
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from slop.errors import StoreError
 from slop.records import GroupSummary, Message, NewMessage, Role, Status
 from slop.store.db import Database
 from slop.store.session_sql import ENSURE_SESSION
+from slop.textsafe import has_surrogates, scrub
 
 TokenCounter = Callable[[str], int]
 
 _HIDDEN = "('" + "','".join(Status.HIDDEN) + "')"
 # In Message's field order, NULLs mapped to the record's defaults, so a row tuple is the
-# constructor's arguments: window loads build ~200 records per model call.
+# constructor's arguments: window loads build ~200 records per model call. The CASTs
+# make a row edited by hand (a BLOB or a number in `content`, text in `tokens`) read
+# back as the types the record promises; they cost nothing on intact rows.
 _COLUMNS = (
-    "id, session_id, role, COALESCE(content, ''), COALESCE(status, 'completed'), group_id, tool_call_id,"
-    " parsing_strategy, COALESCE(tokens, 0), COALESCE(created_at, ''), reasoning, COALESCE(content_tokens, 0),"
-    " call_ids"
+    "id, session_id, CAST(role AS TEXT), COALESCE(CAST(content AS TEXT), ''),"
+    " COALESCE(CAST(status AS TEXT), 'completed'), CAST(group_id AS TEXT), CAST(tool_call_id AS TEXT),"
+    " CAST(parsing_strategy AS TEXT), COALESCE(CAST(tokens AS INTEGER), 0), COALESCE(created_at, ''),"
+    " CAST(reasoning AS TEXT), COALESCE(CAST(content_tokens AS INTEGER), 0), CAST(call_ids AS TEXT)"
 )
+
+MESSAGE_COLUMNS = _COLUMNS  # for readers of whole rows outside this class (the ledger checks in tests)
 
 
 def to_messages(rows: list[tuple[Any, ...]]) -> list[Message]:
@@ -59,6 +67,7 @@ class Messages:
             for msg in messages:
                 if msg.role not in Role.ALL:
                     raise StoreError(f"invalid role {msg.role!r}")
+                msg = _storable(msg)
                 own = self._count(msg.content)
                 tokens = msg.tokens if msg.tokens is not None else own
                 cur = self._db.execute(
@@ -80,7 +89,28 @@ class Messages:
                     ),
                 )
                 ids.append(int(cur.lastrowid or 0))
+                if msg.call_ids:
+                    self._db.executemany(
+                        "INSERT OR IGNORE INTO tool_call_ids(call_id) VALUES (?)",
+                        [(cid,) for cid in msg.call_ids.split("\n") if cid],
+                    )
         return ids
+
+    def reserve_call_ids(self, proposed: Sequence[str]) -> list[str]:
+        """The ids to store a reply's tool calls under: the provider's own where they are
+        new to this ledger (providers may want them echoed), a fresh one where the server
+        sent none or one already used. Call it in the transaction that appends the row
+        (append_many registers the ids), so two processes cannot pick the same id."""
+        chosen: list[str] = []
+        with self._db.transaction():
+            for cid in proposed:
+                while not cid or cid in chosen or self._call_id_used(cid):
+                    cid = "call_" + secrets.token_hex(12)
+                chosen.append(cid)
+        return chosen
+
+    def _call_id_used(self, call_id: str) -> bool:
+        return self._db.scalar("SELECT 1 FROM tool_call_ids WHERE call_id=?", (call_id,)) is not None
 
     # ---- reading -------------------------------------------------------------------
     def get(self, message_id: int) -> Message | None:
@@ -160,9 +190,9 @@ class Messages:
         marks = ",".join("?" * len(gids))
         rows = self._db.query(
             "SELECT group_id,"
-            " (SELECT content FROM messages u WHERE u.session_id=m.session_id AND u.group_id=m.group_id"
-            "   AND u.role='user' ORDER BY id LIMIT 1) AS prompt,"
-            " MAX(CASE WHEN role='assistant' THEN tokens ELSE 0 END) AS tokens, COUNT(*) AS n,"
+            " (SELECT CAST(content AS TEXT) FROM messages u WHERE u.session_id=m.session_id"
+            "   AND u.group_id=m.group_id AND u.role='user' ORDER BY id LIMIT 1) AS prompt,"
+            " MAX(CASE WHEN role='assistant' THEN CAST(tokens AS INTEGER) ELSE 0 END) AS tokens, COUNT(*) AS n,"
             " MIN(status) AS any_status, MAX(status) AS max_status,"
             " SUM(status IN " + _HIDDEN + ") AS hidden, MIN(created_at) AS created"
             f" FROM messages m WHERE session_id=? AND group_id IN ({marks}) GROUP BY group_id ORDER BY group_id DESC",
@@ -191,10 +221,11 @@ class Messages:
         gids = self.last_group_ids(session_id, 1)
         if not gids:
             return ""
-        row = self._db.execute(
-            "SELECT content FROM messages WHERE session_id=? AND group_id=? AND role='user' ORDER BY id LIMIT 1",
+        row = self._db.row(
+            "SELECT CAST(content AS TEXT) FROM messages WHERE session_id=? AND group_id=? AND role='user'"
+            " ORDER BY id LIMIT 1",
             (session_id, gids[0]),
-        ).fetchone()
+        )
         return row[0] if row else ""
 
     def recent(self, session_id: str, limit: int) -> list[Message]:
@@ -240,6 +271,21 @@ class Messages:
             cur = self._db.execute("DELETE FROM messages WHERE session_id=? AND group_id=?", (session_id, group_id))
             self._db.execute("DELETE FROM session_state WHERE session_id=? AND group_id=?", (session_id, group_id))
             return cur.rowcount
+
+
+def _storable(msg: NewMessage) -> NewMessage:
+    """The message with every text field UTF-8-encodable (see slop.textsafe): SQLite
+    cannot store a lone surrogate, and a reply must not be lost for one character."""
+    fields = (msg.content, msg.tool_call_id, msg.reasoning, msg.call_ids)
+    if not any(text and has_surrogates(text) for text in fields):
+        return msg
+    return replace(
+        msg,
+        content=scrub(msg.content),
+        tool_call_id=scrub(msg.tool_call_id) if msg.tool_call_id else msg.tool_call_id,
+        reasoning=scrub(msg.reasoning) if msg.reasoning else msg.reasoning,
+        call_ids=scrub(msg.call_ids) if msg.call_ids else msg.call_ids,
+    )
 
 
 def _group_status(row: sqlite3.Row) -> str:

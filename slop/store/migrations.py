@@ -1,13 +1,22 @@
 """Numbered schema migrations, tracked in PRAGMA user_version, each in one transaction.
 
+Safe for several processes opening one ledger at once (see `migrate`).
+
 Tables stay compatible with std::slop's ledger so its SQL works as written
 (`SELECT content FROM messages WHERE id=<ID>`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from slop.store.archive import M003_CONTEXT_ARCHIVE
 from slop.store.db import Database
+from slop.store.repair import m005_integrity
 from slop.store.search import M002_HISTORY_SEARCH
+
+# A migration is a script of idempotent statements (CREATE ... IF NOT EXISTS) or a
+# callable that inspects the schema before it changes it.
+Migration = str | Callable[[Database], None]
 
 M001_INITIAL = """
 CREATE TABLE IF NOT EXISTS messages (
@@ -93,25 +102,49 @@ CREATE TABLE IF NOT EXISTS tools (
 );
 """
 
-# The call ids a tool-call row issued, written when it is stored, so pair integrity on
-# every model call does not have to parse each row's provider JSON again.
-M004_CALL_IDS = "ALTER TABLE messages ADD COLUMN call_ids TEXT;"
 
-MIGRATIONS: tuple[str, ...] = (M001_INITIAL, M002_HISTORY_SEARCH, M003_CONTEXT_ARCHIVE, M004_CALL_IDS)
+# The call ids a tool-call row issued, written when it is stored, so pair integrity on
+# every model call does not have to parse each row's provider JSON again. A callable:
+# a ledger left half-migrated by an older slop may already have the column.
+def m004_call_ids(db: Database) -> None:
+    add_column_if_missing(db, "messages", "call_ids", "TEXT")
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    M001_INITIAL,
+    M002_HISTORY_SEARCH,
+    M003_CONTEXT_ARCHIVE,
+    m004_call_ids,
+    m005_integrity,
+)
 
 
 def schema_version(db: Database) -> int:
     return int(db.scalar("PRAGMA user_version") or 0)
 
 
-def migrate(db: Database, migrations: tuple[str, ...] = MIGRATIONS) -> int:
-    """Apply every migration newer than the file's user_version. Returns the new version."""
-    version = schema_version(db)
-    for number, script in enumerate(migrations, start=1):
-        if number <= version:
-            continue
+def migrate(db: Database, migrations: tuple[Migration, ...] = MIGRATIONS) -> int:
+    """Apply every migration newer than the file's user_version. Returns the version.
+
+    Several slop processes may open a fresh ledger at once: each migration runs inside
+    BEGIN IMMEDIATE and re-reads user_version there, so exactly one process applies it
+    and the others see it done. The version only ever goes up (a ledger written by a
+    newer slop keeps its number), and every step is safe to meet half-applied."""
+    if schema_version(db) >= len(migrations):
+        return schema_version(db)  # the common case: no write lock taken
+    for number, step in enumerate(migrations, start=1):
         with db.transaction():
-            db.executescript_in_transaction(script)
+            if schema_version(db) >= number:
+                continue
+            if isinstance(step, str):
+                db.executescript_in_transaction(step)
+            else:
+                step(db)
             db.execute(f"PRAGMA user_version={number}")
-        version = number
-    return version
+    return schema_version(db)
+
+
+def add_column_if_missing(db: Database, table: str, column: str, declaration: str) -> None:
+    """ALTER TABLE ... ADD COLUMN, unless a previous (interrupted or raced) run added it."""
+    if column not in {row[1] for row in db.query(f"PRAGMA table_info({table})")}:
+        db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")

@@ -11,6 +11,8 @@ from slop.store.db import Database
 from slop.store.session_sql import ENSURE_SESSION
 
 _SETTING_KEYS = ("provider", "model", "context_mode", "budget", "throttle")
+DEFAULT_WINDOW = 5
+LARGEST_SETTING = 1_000_000_000  # beyond any real window, budget or pause; keeps SQLite and timers in range
 
 
 class Sessions:
@@ -27,9 +29,11 @@ class Sessions:
 
     def get(self, session_id: str) -> SessionInfo:
         """The session's settings; defaults when it has never been written."""
-        row = self._db.execute(
-            "SELECT context_size, scratchpad, active_skills, settings FROM sessions WHERE id=?", (session_id,)
-        ).fetchone()
+        row = self._db.row(
+            "SELECT context_size, CAST(scratchpad AS TEXT) AS scratchpad, CAST(active_skills AS TEXT) AS active_skills,"
+            " CAST(settings AS TEXT) AS settings FROM sessions WHERE id=?",
+            (session_id,),
+        )
         d = self.defaults
         if row is None:
             return SessionInfo(
@@ -38,14 +42,14 @@ class Sessions:
         settings = _loads_dict(row["settings"])
         return SessionInfo(
             name=session_id,
-            context_size=d.context_size if row["context_size"] is None else int(row["context_size"]),
+            context_size=_number(row["context_size"], int, d.context_size, low=0),
             scratchpad=row["scratchpad"] or "",
             active_skills=tuple(_loads_list(row["active_skills"])),
-            provider=str(settings.get("provider", "")),
-            model=str(settings.get("model", "")),
-            context_mode=str(settings.get("context_mode", d.context_mode)),
-            budget=int(settings.get("budget", d.budget) or 0),
-            throttle=float(settings.get("throttle", 0) or 0),
+            provider=str(settings.get("provider") or ""),
+            model=str(settings.get("model") or ""),
+            context_mode=str(settings.get("context_mode") or d.context_mode),
+            budget=_number(settings.get("budget"), int, d.budget, low=0),
+            throttle=_number(settings.get("throttle"), float, 0.0, low=0.0),
             options={k: v for k, v in settings.items() if k not in _SETTING_KEYS},
         )
 
@@ -125,15 +129,26 @@ class Sessions:
                 )
             self._db.execute("UPDATE sessions SET scratchpad=? WHERE id=?", (text, session_id))
 
+    def append_scratchpad(self, session_id: str, text: str, group_id: str | None = None) -> str:
+        """Add `text` on a new line at the end; returns the new scratchpad. Read and
+        write happen in one write transaction, so appends from several processes (or
+        parallel tools) are never lost."""
+        with self._db.transaction():
+            old = self.scratchpad(session_id)
+            # A newline between old and new text, so appended notes do not glue onto the last line.
+            new = old + ("\n" if old and not old.endswith("\n") else "") + text
+            self.set_scratchpad(session_id, new, group_id)
+            return new
+
     def restore_scratchpad_before(self, session_id: str, group_id: str) -> str:
         """Undo a group's scratchpad changes unless something changed it later.
 
         Returns "" (the group never changed it), "restored", "kept: edited by you" or
         "kept: changed by group GID" (a later change stays; the group's record goes)."""
         with self._db.transaction():
-            mine = self._db.execute(
+            mine = self._db.row(
                 "SELECT id, previous FROM scratchpad_history WHERE session_id=? AND group_id=?", (session_id, group_id)
-            ).fetchone()
+            )
             if mine is None:
                 return ""
             later = self._db.scalar(
@@ -240,10 +255,15 @@ _SESSION_TABLES = (
 )
 
 
+# A row edited by hand (garbage JSON, text where a number belongs) reads as the
+# defaults instead of failing every command that looks at the session.
+_UNREADABLE = (TypeError, ValueError, OverflowError, RecursionError)
+
+
 def _loads_dict(text: str | None) -> dict[str, Any]:
     try:
         value = json.loads(text or "{}")
-    except json.JSONDecodeError:
+    except _UNREADABLE:
         return {}
     return value if isinstance(value, dict) else {}
 
@@ -251,6 +271,17 @@ def _loads_dict(text: str | None) -> dict[str, Any]:
 def _loads_list(text: str | None) -> list[str]:
     try:
         value = json.loads(text or "[]")
-    except json.JSONDecodeError:
+    except _UNREADABLE:
         return []
     return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def _number(value: Any, kind: type[Any], default: Any, *, low: float) -> Any:
+    """A stored number, or `default` when it is missing, unreadable or out of range."""
+    if value is None or isinstance(value, bool):
+        return default
+    try:
+        number = kind(value)
+    except _UNREADABLE:
+        return default
+    return number if low <= number <= LARGEST_SETTING else default

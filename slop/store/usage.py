@@ -33,9 +33,9 @@ class UsageLog:
         return int(self._db.scalar("SELECT SUM(total_tokens) FROM usage WHERE session_id=?", (session_id,)) or 0)
 
     def last(self, session_id: str) -> Usage | None:
-        row = self._db.execute(
-            "SELECT model, prompt_tokens, completion_tokens, total_tokens FROM usage WHERE session_id=?"
-            " ORDER BY id DESC LIMIT 1",
+        row = self._db.row(
+            "SELECT model, CAST(prompt_tokens AS INTEGER), CAST(completion_tokens AS INTEGER),"
+            " CAST(total_tokens AS INTEGER) FROM usage WHERE session_id=? ORDER BY id DESC LIMIT 1",
             (session_id,),
-        ).fetchone()
+        )
         return None if row is None else Usage(row[1] or 0, row[2] or 0, row[3] or 0, row[0] or "")

@@ -31,10 +31,9 @@ def manage_scratchpad(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         return ToolOutput(text if text else "The scratchpad is empty.")
     content = _need_content(args, action)
     if action == "append":
-        old = store.get_scratchpad(session)
-        # A newline between old and new text, so appended notes do not glue onto the last line.
-        content = old + ("\n" if old and not old.endswith("\n") else "") + content
-    store.set_scratchpad(session, content)
+        content = store.append_scratchpad(session, content)  # one transaction: no lost appends
+    else:
+        store.set_scratchpad(session, content)
     return ToolOutput(
         f"Scratchpad {'updated' if action == 'update' else 'appended to'} ({plural(len(content), 'character')} now)."
     )

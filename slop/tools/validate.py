@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from slop.parser import decode_json
 from slop.tools.base import ErrorCode, error_text
 
 Args = dict[str, Any]
@@ -47,9 +48,10 @@ def _decode(raw: str | None) -> Any:
     if raw is None or not raw.strip():
         return {}
     try:
-        return json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise _Invalid(f"arguments are not valid JSON ({exc})") from None
+        return decode_json(raw)
+    except ValueError as exc:
+        detail = " ".join(str(exc).split())[:200]
+        raise _Invalid(f"arguments are not valid JSON ({detail})") from None
 
 
 def _type_name(value: Any) -> str:

@@ -48,7 +48,10 @@ class TurnKeys:
         if self._thread is not None:
             self._thread.join(timeout=1)
         if self._fd is not None and self._saved is not None:
-            termios.tcsetattr(self._fd, termios.TCSADRAIN, self._saved)
+            try:
+                termios.tcsetattr(self._fd, termios.TCSADRAIN, self._saved)
+            except termios.error:
+                pass  # the terminal hung up (SIGHUP): nothing left to restore
         signal.signal(signal.SIGINT, self._old_sigint)  # type: ignore[arg-type]
 
     def _sigint(self, signum: int, frame: FrameType | None) -> None:

@@ -19,6 +19,9 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
+from slop.parser import decode_json
+from slop.textsafe import single_line
+from slop.ui.displaycap import DisplayBudget
 from slop.ui.icons import IconSet, icons_for
 from slop.ui.stream import (
     CODE_THEME,
@@ -66,10 +69,11 @@ def format_duration(seconds: float) -> str:
 
 
 def _short_value(value: Any, cells: int) -> str:
-    if isinstance(value, str):
-        shown = json.dumps(value, ensure_ascii=False)
-    else:
-        shown = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    separators = None if isinstance(value, str) else (",", ":")
+    try:
+        shown = json.dumps(value, ensure_ascii=False, separators=separators)
+    except (ValueError, RecursionError):  # nested near the recursion limit: parsed, but not re-encodable here
+        shown = "[deeply nested value]"
     return clip(shown, cells)
 
 
@@ -82,7 +86,7 @@ def flatten_args(args_json: str, value_cells: int = ARG_VALUE_CELLS) -> str:
     if not text:
         return ""
     try:
-        value = json.loads(text)
+        value = decode_json(text)
     except ValueError:
         return one_line(text)
     if isinstance(value, dict):
@@ -122,6 +126,7 @@ class Renderer:
         self._lock = threading.RLock()
         self._answer: MarkdownStream | None = None
         self._reasoning: ReasoningStream | None = None
+        self._budget = DisplayBudget()
         self._pending: list[tuple[str, str]] = []  # running tool calls (name, args)
         self._tools_live: Live | None = None
 
@@ -157,9 +162,12 @@ class Renderer:
     def assistant_start(self) -> None:
         """A new reply begins (reasoning and answer deltas follow)."""
         self._end_streams()
+        self._budget.reset()
 
     def reasoning_delta(self, text: str) -> None:
         """A piece of the model's reasoning: shown dim and italic, not as markdown."""
+        if not (text := self._budget.take(text)):
+            return
         if self._answer is not None:  # reasoning after some answer text
             self._answer.finish()
             self._answer = None
@@ -169,6 +177,8 @@ class Renderer:
 
     def assistant_delta(self, text: str) -> None:
         """A piece of the answer, rendered as streaming markdown."""
+        if not (text := self._budget.take(text)):
+            return
         self._finish_reasoning()
         if self._answer is None:
             self._answer = MarkdownStream(self.console, code_theme=self.code_theme)
@@ -184,6 +194,8 @@ class Renderer:
             answer.finish()
         elif interrupted:
             self._out.print(Text(INTERRUPTED_MARKER, style="dim"))
+        if note := self._budget.note():
+            self._out.print(Text(note, style="dim"))
         if tokens:
             self._tokens(tokens)
 
@@ -326,7 +338,7 @@ class Renderer:
         self._notice(self.icons.warning, text, "yellow")
 
     def error(self, text: str) -> None:
-        self._notice(self.icons.error, text, "bold red")
+        self._notice(self.icons.error, single_line(text), "bold red")
 
     def memo(self, text: str) -> None:
         self._notice(self.icons.memo, text, "magenta")

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.application.current import get_app_or_none
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -24,10 +25,13 @@ from slop import __version__
 from slop.approval import ApprovalPolicy
 from slop.boot import Boot, boot
 from slop.context.budget import prompt_budget
+from slop.debuglog import one_line, write_crash_log
+from slop.errors import Terminated
 from slop.records import Role, Status, ToolCall
 from slop.settings import Settings
 from slop.ui.completion import LazyCompleter
 from slop.ui.keys import TurnKeys
+from slop.ui.signals import ExitSignals
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -46,7 +50,8 @@ DIM, CYAN, GREEN, YELLOW, RESET = "\x1b[2m", "\x1b[36m", "\x1b[1;32m", "\x1b[33m
 def run_repl(settings: Settings) -> int:
     repl = Repl(settings)
     try:
-        return repl.loop()
+        with repl.signals:
+            return repl.loop()
     finally:
         repl.close()
 
@@ -71,6 +76,7 @@ class Repl:
         self._error: BaseException | None = None
         self._last_ctrl_c = 0.0
         self._typed_ahead = ""
+        self.signals = ExitSignals(self._leave_prompt)  # SIGTERM / SIGHUP: cancel the turn like Esc, then exit
         self._next_request: int | None = None  # tokens of the next request (modeline ctx)
         self._server_announced = False  # the local server's context size was shown
 
@@ -136,17 +142,45 @@ class Repl:
                 break
             except KeyboardInterrupt:
                 continue
-            self._typed_ahead = ""
-            if self._run(line).kind == "exit":
+            except Terminated:
                 break
+            self._typed_ahead = ""
+            if self._run_guarded(line) == "exit" or self.signals.received is not None:
+                break
+        if self.signals.received is not None:
+            self._write(f"stopped by {self.signals.name}", DIM)
+            return self.signals.exit_code
         self._write("bye", DIM)
         return 0
+
+    def _run_guarded(self, line: str) -> str:
+        """The engine turns errors into one line; this catches what fails around it
+        (key watcher, renderer) so the REPL always comes back to its prompt."""
+        try:
+            return self._run(line).kind
+        except Terminated:
+            raise
+        except Exception as exc:
+            message = one_line(exc, write_crash_log(self.boot.home, exc, f"REPL input {line[:200]!r}"))
+            self._write(f"✖ {message}", YELLOW)
+            return "error"
+
+    def _leave_prompt(self) -> None:
+        """SIGTERM / SIGHUP at the prompt: end it like Ctrl-D (from the signal handler,
+        so through the event loop's thread-safe queue, which also wakes it up)."""
+        app = get_app_or_none()
+        if app is None or not app.is_running or app.loop is None:
+            raise Terminated(self.signals.received or 0)
+        app.loop.call_soon_threadsafe(
+            lambda: None if app.future is None or app.future.done() else app.exit(exception=EOFError())
+        )
 
     def _run(self, line: str) -> Outcome:
         ctx = self.app.ctx
         self._announce_server()
         ctx.cancel.clear()
-        with TurnKeys(ctx.cancel, lambda key: self.io.warning(f"[{key}] cancelling…")) as keys:
+        cancelling = TurnKeys(ctx.cancel, lambda key: self.io.warning(f"[{key}] cancelling…"))
+        with self.signals.turn(ctx.cancel), cancelling as keys:
             self.keys = keys
             try:
                 outcome = self.app.engine.handle(line)

@@ -11,7 +11,7 @@ request pops the next reply, whatever its protocol. An empty queue answers
 DEFAULT_TEXT and counts `fake.unscripted`.
 
 Scripting: enqueue_text, enqueue_tool_calls, enqueue_error, enqueue_cutoff,
-enqueue_malformed, enqueue_gemini_special, enqueue(*Reply), load_script(json_list).
+enqueue_stream_error, enqueue_malformed, enqueue_gemini_special, enqueue(*Reply), load_script(json_list).
 Inspection: requests / history, last_request, wait_for_requests, unscripted, errors,
 thought_signatures, tokens_issued, pending, reset.
 Settings (plain attributes): models, gemini_models, require_key, reasoning_field,
@@ -24,6 +24,7 @@ from .replies import (
     GeminiSpecialReply,
     MalformedReply,
     Reply,
+    StreamErrorReply,
     TextReply,
     ToolCallSpec,
     ToolCallsReply,
@@ -40,6 +41,7 @@ __all__ = [
     "MalformedReply",
     "RecordedRequest",
     "Reply",
+    "StreamErrorReply",
     "TextReply",
     "ToolCallSpec",
     "ToolCallsReply",

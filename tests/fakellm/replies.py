@@ -45,6 +45,7 @@ class ToolCallsReply:
     reasoning: str | None = None
     usage: tuple[int, ...] | None = None
     delay: float = 0.0
+    finish: Literal["tool_calls", "length"] = "tool_calls"  # "length": the output limit cut the calls
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +71,18 @@ class CutoffReply:
 
 
 @dataclass(frozen=True, slots=True)
+class StreamErrorReply:
+    """Streams `text_prefix`, then an error object as one more `data:` event, the way
+    OpenRouter, vLLM and proxies report a failure after the 200 went out:
+    OpenAI `{"error": {"message", "type", "code"}}`, Gemini `{"error": {"code", "message", "status"}}`."""
+
+    text_prefix: str
+    message: str
+    code: int = 500
+    error_type: str = "server_error"
+
+
+@dataclass(frozen=True, slots=True)
 class MalformedReply:
     """A stream whose second SSE `data:` line is not JSON (non-stream: a non-JSON body)."""
 
@@ -79,7 +92,9 @@ class GeminiSpecialReply:
     kind: GeminiSpecialKind
 
 
-Reply: TypeAlias = TextReply | ToolCallsReply | ErrorReply | CutoffReply | MalformedReply | GeminiSpecialReply
+Reply: TypeAlias = (
+    TextReply | ToolCallsReply | ErrorReply | CutoffReply | StreamErrorReply | MalformedReply | GeminiSpecialReply
+)
 
 
 def split_text(text: str, pieces: int = 8) -> list[str]:
@@ -132,10 +147,12 @@ class Plan:
 
 
 def make_plan(
-    reply: TextReply | ToolCallsReply | CutoffReply, prompt_chars: int, next_call_id: Callable[[], str]
+    reply: TextReply | ToolCallsReply | CutoffReply | StreamErrorReply,
+    prompt_chars: int,
+    next_call_id: Callable[[], str],
 ) -> Plan:
     """Resolve chunks, call ids and default usage. `next_call_id()` gives "call_fakeN"."""
-    if isinstance(reply, CutoffReply):
+    if isinstance(reply, CutoffReply | StreamErrorReply):
         pieces = split_text(reply.text_prefix, 4)
         usage = Usage(tokens_for(prompt_chars), tokens_for(len(reply.text_prefix)))
         return Plan([], pieces, [], "stop", usage, complete=False)
@@ -148,18 +165,19 @@ def make_plan(
     else:
         text = reply.text or ""
         pieces = split_text(text, 4)
-        finish = "tool_calls"
+        finish = reply.finish
         for spec in reply.calls:
             if isinstance(spec.args, str):
                 args_json = spec.args
                 try:
                     args_obj: Any = json.loads(spec.args)
-                except ValueError:
+                except (ValueError, RecursionError):  # hostile arguments ("[" * 50000) are sent as they are
                     args_obj = spec.args
             else:
                 args_json = json.dumps(spec.args, separators=(",", ":"), ensure_ascii=False)
                 args_obj = spec.args
-            calls.append(PlannedCall(spec.name, args_json, args_obj, spec.id, spec.id or next_call_id()))
+            openai_id = spec.id if spec.id is not None else next_call_id()  # "": a server that sends empty ids
+            calls.append(PlannedCall(spec.name, args_json, args_obj, spec.id, openai_id))
     out_chars = sum(len(p) for p in pieces) + sum(len(c.name) + len(c.args_json) for c in calls)
     if reply.usage is not None:
         u = reply.usage
@@ -181,6 +199,7 @@ def reply_from_json(obj: Any) -> Reply:
     {"tool_calls": [{"name": "read", "args": {...} | "raw", "id": "c1"}], "text": "..."}
     {"error": 429, "body": {...}, "headers": {...}, "message": "...", "retry_after": 1}
     {"cutoff": "partial text", "mode": "abort" | "eof"}
+    {"stream_error": "message", "text": "partial text", "code": 500, "type": "server_error"}
     {"malformed": true}
     {"gemini_special": "malformed_function_call" | "empty" | "blocked" | "safety"}"""
     if isinstance(obj, str):
@@ -206,6 +225,13 @@ def reply_from_json(obj: Any) -> Reply:
         )
     if "cutoff" in obj:
         return CutoffReply(str(obj["cutoff"]), obj.get("mode", "abort"))
+    if "stream_error" in obj:
+        return StreamErrorReply(
+            str(obj.get("text", "")),
+            str(obj["stream_error"]),
+            int(obj.get("code", 500)),
+            obj.get("type", "server_error"),
+        )
     if obj.get("malformed"):
         return MalformedReply()
     if "gemini_special" in obj:

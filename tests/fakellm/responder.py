@@ -16,6 +16,7 @@ from .replies import (
     MalformedReply,
     Plan,
     Reply,
+    StreamErrorReply,
     TextReply,
     Usage,
     make_plan,
@@ -183,6 +184,8 @@ class Responder:
             self._malformed()
         elif isinstance(reply, GeminiSpecialReply):
             self._gemini_special(reply)
+        elif isinstance(reply, StreamErrorReply):
+            self._stream_error(reply)
         else:
             plan = make_plan(reply, len(self.req.body), self.fake._next_call_id)
             if self.route.protocol == "openai":
@@ -303,6 +306,21 @@ class Responder:
         else:
             first = self._wrap(gemini_wire.stream_chunks(plan, self._gemini_ctx())[0])
         self._send_events([first, garbage], done=self.route.protocol == "openai")
+
+    def _stream_error(self, reply: StreamErrorReply) -> None:
+        """The text so far, then the error object as the next event; no finish, no [DONE]."""
+        plan = make_plan(reply, len(self.req.body), self.fake._next_call_id)
+        if self.route.protocol == "openai":
+            ctx = openai_wire.Ctx(self._model(), f"chatcmpl-fake{self.serial}", int(time.time()))
+            payloads: list[Any] = openai_wire.stream_chunks(plan, ctx)
+            error = {"message": reply.message, "type": reply.error_type, "param": None, "code": reply.code}
+        else:
+            payloads = [self._wrap(c) for c in gemini_wire.stream_chunks(plan, self._gemini_ctx())]
+            error = {"code": reply.code, "message": reply.message, "status": reply.error_type.upper()}
+        if not self._is_stream():
+            self.h.send_json(reply.code, {"error": error})
+            return
+        self._send_events([*payloads, {"error": error}], done=False)
 
     def _is_stream(self) -> bool:
         if self.route.protocol == "openai":

@@ -27,6 +27,7 @@ from .replies import (
     GeminiSpecialReply,
     MalformedReply,
     Reply,
+    StreamErrorReply,
     TextReply,
     ToolCallSpec,
     ToolCallsReply,
@@ -178,6 +179,12 @@ class FakeLLM:
 
     def enqueue_cutoff(self, text_prefix: str, *, mode: CutoffMode = "abort") -> None:
         self.enqueue(CutoffReply(text_prefix, mode))
+
+    def enqueue_stream_error(
+        self, message: str, *, text_prefix: str = "", code: int = 500, error_type: str = "server_error"
+    ) -> None:
+        """Stream `text_prefix`, then `{"error": {...}}` inside the 200 stream."""
+        self.enqueue(StreamErrorReply(text_prefix, message, code, error_type))
 
     def enqueue_malformed(self) -> None:
         self.enqueue(MalformedReply())

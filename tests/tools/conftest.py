@@ -57,6 +57,11 @@ class FakeStore:
     def set_scratchpad(self, session_id: str, text: str) -> None:
         self.scratchpads[session_id] = text
 
+    def append_scratchpad(self, session_id: str, text: str) -> str:
+        old = self.get_scratchpad(session_id)
+        self.scratchpads[session_id] = old + ("\n" if old and not old.endswith("\n") else "") + text
+        return self.scratchpads[session_id]
+
     def save_memo(self, content: str, tags: list[str]) -> int:
         memo = Memo(len(self.memos) + 1, content, tuple(tags), "2024-01-01 00:00:00")
         self.memos.append(memo)
