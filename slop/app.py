@@ -77,6 +77,8 @@ def build(
         output_cap=settings.tool_output_cap,
         max_workers=settings.max_parallel_tools,
         secrets=secrets_of(settings),
+        read_only=settings.approval == "read-only",
+        pass_env=settings.pass_env,
         on_file_read=context.source().archive.record_file_read,  # "files already read" (compact mode)
     )
     orchestrator = Orchestrator(store, context, providers, runner, step_limit=settings.step_limit)

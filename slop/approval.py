@@ -21,12 +21,13 @@ class ApprovalPolicy:
 
     def approve(self, call: ToolCall, preview: str) -> bool:
         rule = self.per_tool.get(call.name, "ask")
-        # deny is a safety rule: not even --yes lifts it; read-only refuses even allowed tools
-        if rule == "deny":
-            self._refused(f'{call.name} refused: the config denies it ([approvals] {call.name} = "deny")')
-            return False
+        # read-only is checked first: neither --yes, an earlier "always" nor the config's allow may
+        # override it; deny is a safety rule of the config that not even --yes lifts
         if self.mode == "read-only":
             self._refused(f"{call.name} refused: slop runs with --read-only")
+            return False
+        if rule == "deny":
+            self._refused(f'{call.name} refused: the config denies it ([approvals] {call.name} = "deny")')
             return False
         if self.mode == "yes" or rule == "allow" or call.name in self.always:
             return True

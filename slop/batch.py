@@ -6,10 +6,22 @@ error, done. The same object serves as EventSink and CommandIO."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import IO, Any
 
 from slop.textsafe import single_line
+
+# Characters JSON may carry raw that a terminal would obey or hide (C1 controls, bidi
+# overrides, zero-width and separator characters): written as \uXXXX, which decodes
+# to the same string, so `cat` of the output cannot rewrite the screen.
+_TERMINAL_UNSAFE = re.compile("[\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]")
+
+
+def dumps(value: Any, indent: int | None = None) -> str:
+    """One JSON document, UTF-8 text kept readable, terminal-unsafe characters escaped."""
+    text = json.dumps(value, ensure_ascii=False, indent=indent)
+    return _TERMINAL_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 class JsonEvents:
@@ -112,7 +124,7 @@ def _line(obj: Any) -> str:
     """One JSON line, UTF-8 where it can be; text a UTF-8 stdout cannot carry (a lone
     surrogate that slipped past the providers) goes out as a \\u escape instead of
     ending the run without its `done` line."""
-    text = json.dumps(obj, ensure_ascii=False)
+    text = dumps(obj)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

@@ -12,7 +12,7 @@ from slop.context.tokens import Tokenizer
 from slop.providers.discovery import ServerDiscovery, ServerInfo
 from slop.providers.registry import ProviderConfig, base_url_of, default_model, detect_kind, resolve_spec
 from slop.records import SessionDefaults
-from slop.settings import Settings, default_db_path, prepare_db_dir, project_root, user_home
+from slop.settings import Settings, default_db_path, prepare_db_dir, private_dir, project_root, user_home
 from slop.store import Store
 
 
@@ -75,7 +75,7 @@ def boot(settings: Settings) -> Boot:
     """Open the ledger and work out the provider, without importing any SDK."""
     root, db_path, home = resolve_paths(settings)
     prepare_db_dir(db_path)
-    home.mkdir(parents=True, exist_ok=True)
+    private_dir(home)
     tokenizer = Tokenizer()
     store = Store.open(str(db_path), tokenizer.count, session_defaults(settings))
     session = store.sessions.get(settings.session)

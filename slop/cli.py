@@ -37,8 +37,17 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--db", help="ledger path (default: <project root>/.slop/slop.db)")
     p.add_argument("--yes", action="store_true", help="approve every file change and command without asking")
-    p.add_argument("--read-only", action="store_true", help="refuse every file change and command")
+    p.add_argument(
+        "--read-only", action="store_true", help="refuse every file change, command and memo save (wins over --yes)"
+    )
     p.add_argument("--allow-path", action="append", default=[], metavar="DIR", help="let file tools reach DIR too")
+    p.add_argument(
+        "--pass-env",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="let commands slop runs see this key variable (provider keys are removed by default)",
+    )
     p.add_argument("--max-parallel-tools", type=_positive, default=None, metavar="N", help="tool workers (default 4)")
     p.add_argument("--step-limit", type=_positive, default=None, metavar="N", help="model calls per turn (default 50)")
     p.add_argument("--shell-timeout", type=float, default=None, metavar="S", help="execute_bash timeout (default 120)")
@@ -70,8 +79,10 @@ def settings_from(args: argparse.Namespace):  # type: ignore[no-untyped-def]
         "model": (args.model, "--model"),
         "provider": (args.provider, "--provider"),
         "db_path": (args.db, "--db"),
-        "approval": ("yes" if args.yes else ("read-only" if args.read_only else None), "--yes/--read-only"),
+        # --read-only wins over --yes: the stricter of two flags is the one the user can rely on
+        "approval": ("read-only" if args.read_only else ("yes" if args.yes else None), "--yes/--read-only"),
         "allow_paths": (tuple(args.allow_path) or None, "--allow-path"),
+        "pass_env": (tuple(args.pass_env) or None, "--pass-env"),
         "max_parallel_tools": (args.max_parallel_tools, "--max-parallel-tools"),
         "step_limit": (args.step_limit, "--step-limit"),
         "shell_timeout": (args.shell_timeout, "--shell-timeout"),

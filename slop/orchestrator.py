@@ -175,6 +175,8 @@ class Orchestrator:
                 system = None  # the history was rewritten: the prefix is new anyway
             prompt = self.context.prompt(session, provider.strategy, provider.model)
             prompt, system = keep_system_layers(prompt, system)
+            for line in self.context.announce_new_memos():
+                sink.warning(line)
             reply = self._call(provider, prompt, sink, cancel)
             if isinstance(reply, TurnResult):
                 reply.group_id = gid

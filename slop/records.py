@@ -144,6 +144,8 @@ class Memo:
     content: str
     tags: tuple[str, ...]
     created_at: str = ""
+    source: str = "user"  # "user" (/memo add) or "model" (the save_memo tool)
+    project: str = ""  # the project root the memo was saved in
 
 
 @dataclass(frozen=True, slots=True)

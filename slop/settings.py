@@ -7,6 +7,7 @@ test isolates all state with one environment variable."""
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -35,6 +36,7 @@ class Settings:
     tool_output_cap: int = 1 << 20  # bytes of a command's stream stored whole (SLOP_TOOL_OUTPUT_CAP)
     approval: str = "ask"  # ask | yes | read-only
     allow_paths: tuple[str, ...] = ()
+    pass_env: tuple[str, ...] = ()  # secret variables execute_bash children may still see
     prompt: str | None = None  # batch mode input
     output_format: str = "text"  # text | json | jsonl
     project_root: str = ""
@@ -149,16 +151,79 @@ def default_db_path(root: Path) -> Path:
     return root / ".slop" / "slop.db"
 
 
+PRIVATE_DIR_MODE = 0o700
+PRIVATE_FILE_MODE = 0o600
+
+
+def private_dir(path: Path) -> None:
+    """Create one of slop's own folders (`.slop/`, `$SLOP_HOME`) readable only by the user,
+    and take group and other access away from one that exists and is ours."""
+    path.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
+    tighten(path, PRIVATE_DIR_MODE)
+
+
+def private_file(path: Path) -> None:
+    """Create `path` empty with mode 0600 unless it exists; tighten it if it is ours.
+
+    The ledger, its WAL and SHM files (SQLite gives them the database's mode), the
+    input history and the memos hold whole conversations and tool outputs."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, PRIVATE_FILE_MODE))
+    except FileExistsError:
+        pass
+    tighten(path, PRIVATE_FILE_MODE)
+
+
+def tighten(path: Path, mode: int) -> None:
+    """Drop the permission bits outside `mode` from a file or folder the user owns
+    (symlinks and other people's files are left alone)."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return
+    if stat.S_ISLNK(info.st_mode) or info.st_uid != os.getuid() or not info.st_mode & 0o777 & ~mode:
+        return
+    try:
+        os.chmod(path, stat.S_IMODE(info.st_mode) & mode)
+    except OSError:
+        pass  # a read-only file system: nothing better to do
+
+
 def prepare_db_dir(db_path: Path) -> None:
     """Create the ledger's folder; a `.slop/` folder gets a .gitignore so the user's repo stays clean."""
     folder = db_path.parent
-    folder.mkdir(parents=True, exist_ok=True)
+    if folder.name == ".slop":
+        private_dir(folder)
+    else:
+        folder.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)  # the user's folder: only created
     if folder.name == ".slop":
         ignore = folder / ".gitignore"
         if not ignore.exists():
             ignore.write_text("# slop's ledger and state; not part of the project\n*\n")
 
 
-def secrets_of(settings: Settings) -> tuple[str, ...]:
-    """Values that must never reach the screen, the ledger or tool output."""
-    return tuple(v for v in (settings.openai_api_key, settings.gemini_api_key) if v and len(v) >= 8)
+# Provider keys and slop's own secrets: kept out of the environment of commands slop
+# runs and redacted from their output. Other credentials (GH_TOKEN, AWS_*) are the
+# user's tools' business and stay.
+_SECRET_SUFFIXES = ("_API_KEY", "_API_TOKEN")
+_SECRET_NAMES = frozenset({"ANTHROPIC_AUTH_TOKEN", "AZURE_OPENAI_AD_TOKEN", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"})
+_SLOP_SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
+MIN_SECRET_LEN = 8  # shorter values would redact ordinary words
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether an environment variable holds a key slop's child processes must not see."""
+    upper = name.upper()
+    if upper.endswith(_SECRET_SUFFIXES) or upper in _SECRET_NAMES:
+        return True
+    return upper.startswith("SLOP_") and any(word in upper for word in _SLOP_SECRET_WORDS)
+
+
+def secrets_of(settings: Settings, environ: dict[str, str] | None = None) -> tuple[str, ...]:
+    """Values that must never reach the screen, the ledger or tool output: the keys in
+    the settings and every secret-named variable of the environment (GOOGLE_API_KEY
+    leaks when GEMINI_API_KEY is the one in use, so not only the active key counts)."""
+    env = os.environ if environ is None else environ
+    found = [settings.openai_api_key, settings.gemini_api_key]
+    found += [value for name, value in env.items() if is_secret_name(name)]
+    return tuple(dict.fromkeys(v for v in found if v and len(v) >= MIN_SECRET_LEN))

@@ -13,13 +13,19 @@ from slop.context.budget import output_limit, prompt_budget
 from slop.context.strategies import ContextStrategy, Maintenance, Selection, Summarizer, WindowStrategy
 from slop.context.truncate import TruncationConfig
 from slop.parser import parse
-from slop.records import Prompt, Role, SessionInfo, ToolSpec
+from slop.records import Memo, Prompt, Role, SessionInfo, ToolSpec
 from slop.store import Store
 from slop.store.context_source import StoreHistory
 from slop.store.memos import Memos
 
 MAX_MEMOS = 5
 PARSE_CACHE_SIZE = 4096
+MEMO_PREVIEW_CHARS = 80
+
+
+def one_line_preview(text: str, limit: int = MEMO_PREVIEW_CHARS) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 @dataclass
@@ -38,6 +44,17 @@ class ContextService:
         # A stored row never changes, and the same window is parsed on every model call:
         # parse each tool-call row once (pair integrity needs the call ids of every row).
         self._parse = lru_cache(maxsize=PARSE_CACHE_SIZE)(parse)
+        self._last_memos: tuple[Memo, ...] = ()  # the memos of the last snapshot
+
+    def announce_new_memos(self) -> list[str]:
+        """One line per memo saved by the model that the last prompt carries for the first
+        time: text the model wrote is now steering the model, and the user should know."""
+        fresh = self.memos.take_unannounced(list(self._last_memos))
+        return [
+            f"memo #{m.id} saved by the model in project {m.project or '(unknown)'} is now in the context: "
+            f"{one_line_preview(m.content)} (/memo remove {m.id} deletes it)"
+            for m in fresh
+        ]
 
     def offered_tools(self) -> tuple[ToolSpec, ...]:
         """The tools the model is offered: every registered one not disabled in the `tools` table."""
@@ -74,10 +91,12 @@ class ContextService:
         room = max(1, budget - fixed) if budget > 0 else 0
         selection: Selection = self.strategy_for(session).select(self.source(), session, query, room)
         last_user = next((m.content for m in reversed(selection.messages) if m.role == Role.USER), query)
+        memos = tuple(self.memos.find([last_user], limit=MAX_MEMOS)) if last_user else ()
+        self._last_memos = memos
         return replace(
             base,
             history=selection.messages,
-            memos=tuple(self.memos.find([last_user], limit=MAX_MEMOS)) if last_user else (),
+            memos=memos,
             files_read=selection.files_read,
             notes=selection.notes,
             strategy_layer=selection.layer,

@@ -30,6 +30,7 @@ class SessionToolStore:
     store: Store
     memos: Memos
     group_id: str | None = None
+    project: str = ""  # where memos the model saves come from (shown when one is first injected)
 
     def get_scratchpad(self, session_id: str) -> str:
         return self.store.sessions.scratchpad(session_id)
@@ -41,7 +42,7 @@ class SessionToolStore:
         return self.store.sessions.append_scratchpad(session_id, text, self.group_id)
 
     def save_memo(self, content: str, tags: list[str]) -> int:
-        return self.memos.add(content, tags)
+        return self.memos.add(content, tags, source="model", project=self.project)
 
     def find_memos(self, tags: list[str], limit: int = 20) -> list[Memo]:
         return self.memos.find(tags, limit=limit)
@@ -91,6 +92,8 @@ class ToolRunnerImpl:
     shell_timeout: float = 120.0
     max_workers: int = 4
     secrets: tuple[str, ...] = ()
+    read_only: bool = False
+    pass_env: tuple[str, ...] = ()
     on_file_read: Callable[[str, str], None] | None = None  # (session, path)
     output_cap: int = 1 << 20
 
@@ -100,12 +103,14 @@ class ToolRunnerImpl:
         ctx = ToolContext(
             root=self.root,
             session_id=session_id,
-            store=SessionToolStore(self.store, self.memos, group_id),
+            store=SessionToolStore(self.store, self.memos, group_id, str(self.root)),
             cancel=cancel,
             allowed_paths=self.allowed_paths,
             shell_timeout=self.shell_timeout,
             output_cap=self.output_cap,
             secrets=self.secrets,
+            read_only=self.read_only,
+            pass_env=self.pass_env,
             on_file_read=(lambda path: self.on_file_read(session_id, path)) if self.on_file_read else None,
         )
 

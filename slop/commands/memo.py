@@ -57,8 +57,15 @@ def memo_cmd(ctx: CommandContext, args: str) -> Proceed | None:
 
 
 def _table(ctx: CommandContext, title: str, memos: list[Memo]) -> None:
-    rows = [[str(m.id), ", ".join(m.tags) or "-", snippet(m.content), m.created_at[:16]] for m in memos]
-    ctx.io.table(title, ["ID", "Tags", "Memo", "Created"], rows)
+    rows = [[str(m.id), ", ".join(m.tags) or "-", snippet(m.content), m.created_at[:16], _origin(m)] for m in memos]
+    ctx.io.table(title, ["ID", "Tags", "Memo", "Created", "Saved by"], rows)
+
+
+def _origin(memo: Memo) -> str:
+    """Who saved a memo: the user, or the model (and in which project)."""
+    if memo.source != "model":
+        return "you"
+    return f"model in {memo.project}" if memo.project else "model"
 
 
 def _list(ctx: CommandContext, rest: str) -> None:

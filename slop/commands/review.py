@@ -16,6 +16,7 @@ from slop.commands.helpers import fence, plural, review_comments, strip_header
 from slop.errors import CommandError
 from slop.parser import parse
 from slop.records import Role
+from slop.tools.childenv import child_environment
 from slop.tools.gitutil import in_work_tree
 from slop.tools.proc import ProcOutcome, run_process
 from slop.tools.sinks import HeadTailSink
@@ -75,6 +76,7 @@ def _git(ctx: CommandContext, *args: str, check: bool = True) -> subprocess.Comp
             errors="replace",
             timeout=GIT_TIMEOUT,
             stdin=subprocess.DEVNULL,
+            env=child_environment(),
         )
     except FileNotFoundError as exc:
         raise CommandError("git is not installed (or not on PATH)") from exc

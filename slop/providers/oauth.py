@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from slop.errors import AuthError
+from slop.settings import PRIVATE_FILE_MODE, private_dir, tighten
 
 DEFAULT_TOKEN_URL = "https://oauth2.googleapis.com/token"
 DEFAULT_AUTH_URL = "https://accounts.google.com/o/oauth2/v2/auth"
@@ -70,6 +71,7 @@ def load_token(path: str | Path) -> OAuthToken:
     path = Path(path)
     if not path.exists():
         raise AuthError(f"no Code Assist sign-in found ({path} is missing); {SIGN_IN_HINT}")
+    tighten(path, PRIVATE_FILE_MODE)  # a token file copied in with looser permissions
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -89,7 +91,7 @@ def load_token(path: str | Path) -> OAuthToken:
 def save_token(path: str | Path, token: OAuthToken) -> None:
     """Write the token file atomically with mode 0600."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     data = {k: v for k, v in asdict(token).items() if v not in ("", None)}
     tmp = path.with_name(path.name + ".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

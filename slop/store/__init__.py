@@ -10,7 +10,7 @@ from slop.records import SessionDefaults, Status
 from slop.store.archive import ContextArchive
 from slop.store.catalog import Catalog
 from slop.store.db import Database
-from slop.store.memos import MEMO_SCHEMA, Memos
+from slop.store.memos import MEMO_SCHEMA, Memos, add_origin_columns
 from slop.store.messages import Messages
 from slop.store.migrations import migrate
 from slop.store.repair import close_unanswered_calls, count_unanswered_calls
@@ -123,4 +123,5 @@ def open_memo_store(path: str) -> Memos:
     db = Database(path)
     with db.transaction():
         db.executescript_in_transaction(MEMO_SCHEMA)
+        add_origin_columns(db)
     return Memos(db)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from slop.errors import StoreError
+from slop.settings import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, private_file, tighten
 
 BUSY_TIMEOUT_MS = 5000
 # Parameters SQLite cannot take: a str with a lone surrogate, an int past 64 bits.
@@ -26,7 +27,7 @@ class Database:
         self.path = path
         try:
             if path != ":memory:":
-                Path(path).parent.mkdir(parents=True, exist_ok=True)
+                _private_ledger_files(Path(path))
             self._conn = sqlite3.connect(
                 path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
             )
@@ -136,6 +137,14 @@ class Database:
         """Run several DDL statements inside the current transaction."""
         for statement in _split_statements(script):
             self.execute(statement)
+
+
+def _private_ledger_files(path: Path) -> None:
+    """The ledger and its WAL/SHM files are 0600 (they hold whole conversations)."""
+    path.parent.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
+    private_file(path)
+    for suffix in ("-wal", "-shm", "-journal"):
+        tighten(path.with_name(path.name + suffix), PRIVATE_FILE_MODE)
 
 
 def _lenient_text(data: bytes) -> str:

@@ -18,6 +18,15 @@ CREATE TABLE IF NOT EXISTS llm_memos (
 );
 """
 
+# Columns the user-level memo database adds to std::slop's schema: who saved the memo,
+# in which project, and whether the user has been told it entered a prompt.
+ORIGIN_COLUMNS = {
+    "source": "TEXT NOT NULL DEFAULT 'user'",
+    "project": "TEXT NOT NULL DEFAULT ''",
+    "announced": "INTEGER NOT NULL DEFAULT 0",
+}
+MODEL = "model"
+
 # The original's stop-word list: words that say nothing about a topic.
 STOP_WORDS = frozenset(
     [
@@ -137,22 +146,57 @@ def tag_matches(tag: str, wanted: str) -> bool:
     return tag == wanted or wanted in tag.split("-")
 
 
+def add_origin_columns(db: Database) -> None:
+    """Add the origin columns to an llm_memos table that lacks them (inside a transaction)."""
+    present = {row["name"] for row in db.query("PRAGMA table_info(llm_memos)")}
+    for name, decl in ORIGIN_COLUMNS.items():
+        if name not in present:
+            db.execute(f"ALTER TABLE llm_memos ADD COLUMN {name} {decl}")
+
+
 class Memos:
     def __init__(self, db: Database) -> None:
         self._db = db
+        # the project ledger keeps std::slop's plain table; only the user-level store tracks origins
+        columns = {row["name"] for row in db.query("PRAGMA table_info(llm_memos)")}
+        self.tracks_origin = set(ORIGIN_COLUMNS) <= columns
 
     @property
     def path(self) -> str:
         """The database file the memos live in (query_db attaches it read-only)."""
         return self._db.path
 
-    def add(self, content: str, tags: list[str]) -> int:
+    def add(self, content: str, tags: list[str], *, source: str = "user", project: str = "") -> int:
+        encoded = json.dumps(normalise_tags(tags))
         with self._db.transaction():
-            cur = self._db.execute(
-                "INSERT INTO llm_memos(content, semantic_tags) VALUES (?, ?)",
-                (content, json.dumps(normalise_tags(tags))),
-            )
+            if self.tracks_origin:
+                cur = self._db.execute(
+                    "INSERT INTO llm_memos(content, semantic_tags, source, project) VALUES (?, ?, ?, ?)",
+                    (content, encoded, source, project),
+                )
+            else:
+                cur = self._db.execute(
+                    "INSERT INTO llm_memos(content, semantic_tags) VALUES (?, ?)", (content, encoded)
+                )
             return int(cur.lastrowid or 0)
+
+    def take_unannounced(self, memos: list[Memo]) -> list[Memo]:
+        """The model-saved memos among `memos` the user has not been told about yet, marked
+        as told in the same transaction (so two slop processes announce a memo once)."""
+        candidates = tuple(m.id for m in memos if m.source == MODEL)
+        if not self.tracks_origin or not candidates or not self._unannounced(candidates):
+            return []  # the common case: a read, no write transaction
+        with self._db.transaction():
+            fresh = self._unannounced(candidates)
+            if fresh:
+                marks = ",".join("?" * len(fresh))
+                self._db.execute(f"UPDATE llm_memos SET announced=1 WHERE id IN ({marks})", tuple(fresh))
+        return [m for m in memos if m.id in fresh]
+
+    def _unannounced(self, ids: tuple[int, ...]) -> set[int]:
+        marks = ",".join("?" * len(ids))
+        rows = self._db.query(f"SELECT id FROM llm_memos WHERE announced=0 AND id IN ({marks})", ids)
+        return {int(row[0]) for row in rows}
 
     def update(self, memo_id: int, content: str, tags: list[str]) -> bool:
         with self._db.transaction():
@@ -202,4 +246,14 @@ def _to_memo(row: object) -> Memo:
         tags = [str(t) for t in tags] if isinstance(tags, list) else [str(tags)]
     except (json.JSONDecodeError, TypeError):
         tags = [t for t in str(row["semantic_tags"]).split(",") if t]  # type: ignore[index]
-    return Memo(int(row["id"]), row["content"], tuple(normalise_tags(tags)), row["created_at"] or "")  # type: ignore[index]
+    keys = row.keys()  # type: ignore[attr-defined]
+    source = str(row["source"]) if "source" in keys else "user"  # type: ignore[index]
+    project = str(row["project"]) if "project" in keys else ""  # type: ignore[index]
+    return Memo(
+        int(row["id"]),  # type: ignore[index]
+        row["content"],  # type: ignore[index]
+        tuple(normalise_tags(tags)),
+        row["created_at"] or "",  # type: ignore[index]
+        source,
+        project,
+    )

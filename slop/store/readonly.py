@@ -5,6 +5,13 @@ Defence in depth, because the model writes the SQL: the file is opened with
 allows only reads, multiple statements are refused before SQLite sees them, and a
 progress handler stops runaway queries. The ledger's own connection is never
 used, so nothing here can disturb a transaction in progress.
+
+Memory and time are bounded per connection: no string or blob may grow past
+MAX_VALUE_BYTES (SQLite's length limit, so `randomblob(1e9)` or a runaway
+`group_concat` fails at once instead of allocating a gigabyte), rows are fetched
+one at a time and collection stops at the output cap, and the progress handler
+checks the deadline every PROGRESS_STEPS virtual-machine steps. (SQLite's heap
+limits are process-wide, so they would also starve the ledger's own connection.)
 """
 
 from __future__ import annotations
@@ -12,7 +19,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
-from contextlib import closing, contextmanager
+from contextlib import ExitStack, closing, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +27,9 @@ from slop.errors import ToolError
 
 READ_ONLY_MESSAGE = "query_db is read-only: writes, ATTACH, PRAGMA changes and multiple statements are refused"
 DEFAULT_TIMEOUT = 10.0
+MAX_VALUE_BYTES = 8_000_000  # largest string or blob a query may build or return
+CACHE_KIB = 8192  # page cache of the query connection
+PROGRESS_STEPS = 1000  # VM steps between two deadline checks (each step is short: values are bounded)
 COUNT_LIMIT = 100_000  # how far we count rows that are not shown
 
 # Functions that reach outside the database; most are absent from a stock build,
@@ -30,6 +40,7 @@ _DENIED_FUNCTIONS = frozenset(
 # Introspection pragmas that only read (PRAGMA table_info(messages) is handy for the model).
 _READ_PRAGMAS = frozenset(
     {"table_info", "table_xinfo", "index_list", "index_info", "index_xinfo", "foreign_key_list", "table_list"}
+    | {"data_version"}  # FTS5 reads it on every MATCH
 )
 # First words of statements that can read (WITH ... DELETE is left to the authorizer).
 _READ_KEYWORDS = frozenset({"SELECT", "WITH", "VALUES", "PRAGMA", "EXPLAIN"})
@@ -117,11 +128,18 @@ def _first_keyword(tokens: list[str]) -> str:
 # --- connection ------------------------------------------------------------------
 
 
-def _authorizer(denied: list[str]) -> Callable[..., int]:
-    """Allow reads only; record what was denied for the error message."""
+def _authorizer(denied: list[str], vtab_schema: bool = False) -> Callable[..., int]:
+    """Allow reads only; record what was denied for the error message.
+
+    With `vtab_schema`, the one UPDATE SQLite itself reports while it connects a
+    virtual table (FTS5 MATCH, json_each, json_tree) is allowed; the caller sets it
+    only for statements without the word UPDATE, and the read-only file and
+    query_only would refuse a real write anyway."""
 
     def authorize(action: int, arg1: str | None, arg2: str | None, db: str | None, source: str | None) -> int:
         if action in _ALLOWED_ACTIONS:
+            return sqlite3.SQLITE_OK
+        if vtab_schema and action == sqlite3.SQLITE_UPDATE and arg1 == "sqlite_master" and source is None:
             return sqlite3.SQLITE_OK
         if action == sqlite3.SQLITE_FUNCTION and (arg2 or "").lower() not in _DENIED_FUNCTIONS:
             return sqlite3.SQLITE_OK
@@ -184,6 +202,29 @@ def _uri(db_path: str) -> str:
     return Path(db_path).resolve().as_uri() + "?mode=ro"
 
 
+class _TooBig(Exception):
+    pass
+
+
+def _bound_printf(conn: sqlite3.Connection, stack: ExitStack) -> None:
+    """printf()/format() with a width or precision past the length limit: SQLite runs
+    '%.*c' one character at a time, seconds no progress handler can interrupt, then
+    returns NULL. Refuse such calls; the others run in SQLite's own printf on a
+    private in-memory connection, so the results are exactly SQLite's."""
+    helper = stack.enter_context(closing(sqlite3.connect(":memory:", check_same_thread=False)))
+    if hasattr(helper, "setlimit"):
+        helper.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
+
+    def bounded(*args: Any) -> Any:
+        if any(isinstance(a, int) and abs(a) > MAX_VALUE_BYTES for a in args[1:]):
+            raise _TooBig
+        marks = ",".join("?" * len(args))
+        return helper.execute(f"SELECT printf({marks})", args).fetchone()[0]
+
+    for name in ("printf", "format"):
+        conn.create_function(name, -1, bounded, deterministic=True)
+
+
 @contextmanager
 def _connect(db_path: str, timeout: float, memo_path: str | None = None) -> Iterator[sqlite3.Connection]:
     """A read-only connection that is always closed; queries stop after `timeout` seconds.
@@ -195,9 +236,13 @@ def _connect(db_path: str, timeout: float, memo_path: str | None = None) -> Iter
         conn = sqlite3.connect(_uri(db_path), uri=True, isolation_level=None, check_same_thread=False)
     except sqlite3.Error as exc:
         raise ToolError(f"query_db cannot open the database read-only: {exc}") from None
-    with closing(conn):
+    with closing(conn), ExitStack() as stack:
         if hasattr(conn, "enable_load_extension"):
             conn.enable_load_extension(False)
+        if hasattr(conn, "setlimit"):  # Python 3.11+
+            conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
+        conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+        _bound_printf(conn, stack)
         if memo_path and Path(memo_path).exists() and Path(memo_path).resolve() != Path(db_path).resolve():
             try:
                 conn.execute(f"ATTACH DATABASE ? AS {MEMO_SCHEMA}", (_uri(memo_path),))
@@ -206,7 +251,7 @@ def _connect(db_path: str, timeout: float, memo_path: str | None = None) -> Iter
                 pass  # an unreadable memo store leaves the ledger's own table in place
         conn.execute("PRAGMA query_only = ON")
         deadline = time.monotonic() + timeout
-        conn.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
+        conn.set_progress_handler(lambda: int(time.monotonic() > deadline), PROGRESS_STEPS)
         yield conn
 
 
@@ -217,6 +262,11 @@ def _error(exc: sqlite3.Error, denied: list[str], timeout: float) -> ToolError:
         return ToolError(READ_ONLY_MESSAGE + detail)
     if text == "interrupted":
         return ToolError(f"query_db stopped the query after {timeout:g} s; narrow it or add LIMIT")
+    if "too big" in text or "user-defined function raised exception" in text:
+        return ToolError(
+            f"query_db: a value would exceed {MAX_VALUE_BYTES // 1_000_000} MB; "
+            "read it in pieces with substr(col, start, length) or length(col)"
+        )
     return ToolError(f"query_db: {text}")
 
 
@@ -237,18 +287,41 @@ def run_readonly_query(
     Raises ToolError (one line, says what to do) when the SQL is refused or fails."""
     statement = single_statement(sql)
     denied: list[str] = []
+    mentions_update = any(token.upper() == "UPDATE" for token in _words(statement))
     with _connect(db_path, timeout, memo_path) as conn:
-        conn.set_authorizer(_authorizer(denied))
+        conn.set_authorizer(_authorizer(denied, vtab_schema=not mentions_update))
         try:
             cursor = conn.execute(statement)
             columns = [d[0] for d in cursor.description or ()]
-            rows = cursor.fetchmany(max_rows) if columns else []
+            rows = _fetch_within(cursor, columns, max_rows, max_chars) if columns else []
             more, exact = _count_rest(cursor) if columns else (0, True)
         except sqlite3.Error as exc:
             raise _error(exc, denied, timeout) from None
     if not columns:
         raise ToolError(f"{READ_ONLY_MESSAGE} (the statement returned no rows; use SELECT)")
     return format_table(columns, rows, more, exact, max_rows=max_rows, max_chars=max_chars)
+
+
+def _words(statement: str) -> list[str]:
+    """The bare words of a statement (quoted strings and identifiers are not words)."""
+    text = "".join(token if len(token) == 1 else " " for _, token in _tokens(statement))
+    return [word for word in "".join(c if c.isalnum() or c == "_" else " " for c in text).split()]
+
+
+def _fetch_within(cursor: sqlite3.Cursor, columns: list[str], max_rows: int, max_chars: int) -> list[tuple[Any, ...]]:
+    """Rows one at a time until `max_rows`, or until the table `format_table` builds
+    passes `max_chars` (the row that passes it is kept, so the table says it was cut)."""
+    rows: list[tuple[Any, ...]] = []
+    used = len(" | ".join(columns)) + len(" | ".join("---" for _ in columns)) + 2
+    while len(rows) < max_rows:
+        row = cursor.fetchone()
+        if row is None:
+            break
+        rows.append(row)
+        used += len(" | ".join(_cell(v) for v in row)) + 1
+        if used > max_chars:
+            break
+    return rows
 
 
 def _count_rest(cursor: sqlite3.Cursor) -> tuple[int, bool]:
@@ -294,7 +367,8 @@ def format_table(
     if partial:
         lines.append(
             f"[output cut at {max_chars} characters: the first row is {partial} characters and only its start is "
-            f"shown; read it in parts with substr(col, start, length), e.g. substr(content, 1, 4000)]"
+            f"shown ({total_text} rows in all); read it in parts with substr(col, start, length), "
+            "e.g. substr(content, 1, 4000)]"
         )
     elif shown < len(rows):
         lines.append(
@@ -303,8 +377,8 @@ def format_table(
         )
     elif more:
         lines.append(
-            f"[{more if exact else f'more than {more}'} more rows not shown ({max_rows} shown); "
-            f"add LIMIT/OFFSET to page, e.g. LIMIT {max_rows} OFFSET {max_rows}]"
+            f"[{more if exact else f'more than {more}'} more rows not shown ({len(rows)} shown); "
+            f"add LIMIT/OFFSET to page, e.g. LIMIT {max_rows} OFFSET {len(rows)}]"
         )
     else:
         lines.append(f"({len(rows)} row{'' if len(rows) == 1 else 's'})")

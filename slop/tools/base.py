@@ -70,6 +70,8 @@ class ToolContext:
     output_cap: int = 1 << 20  # bytes of a command's stream kept whole; beyond, the middle is cut
     secrets: tuple[str, ...] = ()  # values redacted from every tool output
     on_file_read: Callable[[str], None] | None = None  # tracks "files already read"
+    read_only: bool = False  # --read-only: also refuse what persists beyond the session (memos)
+    pass_env: tuple[str, ...] = ()  # key variables execute_bash may still see (--pass-env)
 
 
 ToolFn = Callable[[dict[str, Any], ToolContext], ToolOutput]

@@ -9,7 +9,6 @@ half-written source file behind.
 from __future__ import annotations
 
 import os
-import secrets
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -17,7 +16,8 @@ from slop.records import ToolSpec
 from slop.tools.base import ErrorCode, Tool, ToolContext, ToolFailure, ToolOutput
 from slop.tools.output import plural
 from slop.tools.paths import display, resolve
-from slop.tools.preview import read_current, unified_diff
+from slop.tools.preview import unified_diff
+from slop.tools.safefs import atomic_write_at, open_read, read_bytes
 
 MAX_LINES = 2000
 MAX_CHARS = 100_000
@@ -39,27 +39,18 @@ def require_file(ctx: ToolContext, raw: str) -> Path:
     return path
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write via a temp file in the same directory and os.replace.
+def atomic_write(ctx: ToolContext, path: Path, data: bytes) -> None:
+    """Write the resolved `path` atomically, in its directory opened without following
+    symlinks (see `safefs.atomic_write_at`); the file's permission bits are kept."""
+    atomic_write_at(ctx, path, data)
 
-    Readers see either the old or the new content, never a mix. The existing
-    file's permission bits are kept (a script stays executable); a new file gets
-    the usual 0o666 minus umask, which os.open applies for us."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o7777 if path.exists() else None
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.slop-tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+
+def read_current(ctx: ToolContext, path: Path) -> str:
+    """The file's text as it is now, for an approval diff ("" when missing or unreadable)."""
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+        return read_bytes(ctx, path).decode("utf-8", "replace")
+    except (OSError, ToolFailure):
+        return ""
 
 
 def count_lines(text: str) -> int:
@@ -114,7 +105,7 @@ def read_file(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     path = require_file(ctx, args["path"])
     shown = display(ctx, path)
     try:
-        with path.open("rb") as handle:
+        with os.fdopen(open_read(ctx, path), "rb") as handle:
             if _looks_binary(handle):
                 raise ToolFailure(
                     ErrorCode.FAILED_PRECONDITION,
@@ -123,6 +114,8 @@ def read_file(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
             lines, total, capped = _collect(handle, start or 1, end)
     except PermissionError:
         raise ToolFailure(ErrorCode.PERMISSION_DENIED, f"cannot read {shown}: permission denied") from None
+    except FileNotFoundError:  # removed since it was checked
+        raise ToolFailure(ErrorCode.NOT_FOUND, f"no such file: {shown}") from None
     if total and not lines:
         raise ToolFailure(
             ErrorCode.INVALID_ARGUMENT, f"start_line={start} is past the end of {shown} ({plural(total, 'line')})"
@@ -180,7 +173,7 @@ def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     existed = path.exists()
     data = args["content"].encode("utf-8")
     try:
-        atomic_write(path, data)
+        atomic_write(ctx, path, data)
     except PermissionError:
         raise ToolFailure(ErrorCode.PERMISSION_DENIED, f"cannot write {raw}: permission denied") from None
     except OSError as exc:
@@ -194,7 +187,7 @@ def _preview_write(args: dict[str, Any], ctx: ToolContext) -> str:
     size = len(args["content"].encode("utf-8"))
     path = resolve(ctx, args["path"])
     header = f"write {plural(size, 'byte')} to {args['path']}" + ("" if path.exists() else " (new file)")
-    return header + "\n" + unified_diff(read_current(path), args["content"], args["path"])
+    return header + "\n" + unified_diff(read_current(ctx, path), args["content"], args["path"])
 
 
 WRITE_FILE = Tool(

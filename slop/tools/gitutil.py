@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from slop.tools.childenv import child_environment
+
 GIT_CHECK_TIMEOUT = 10.0
 
 
@@ -19,6 +21,7 @@ def in_work_tree(directory: Path) -> bool:
             text=True,
             timeout=GIT_CHECK_TIMEOUT,
             stdin=subprocess.DEVNULL,
+            env=child_environment(),
         )
     except (OSError, subprocess.TimeoutExpired):
         return False

@@ -8,15 +8,18 @@ walks the disk, skipping the usual heavy directories.
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 from pathlib import Path
 from typing import Any
 
 from slop.records import ToolSpec
 from slop.tools.base import ErrorCode, Tool, ToolContext, ToolFailure, ToolOutput
+from slop.tools.childenv import child_environment
 from slop.tools.gitutil import in_work_tree
 from slop.tools.output import plural
 from slop.tools.paths import display, resolve
+from slop.tools.safefs import fd_cwd, open_dir
 
 MAX_ENTRIES = 1000
 DEFAULT_DEPTH = 2
@@ -33,6 +36,7 @@ def _git_files(directory: Path, ctx: ToolContext) -> list[str]:
         capture_output=True,
         timeout=ctx.shell_timeout,
         stdin=subprocess.DEVNULL,
+        env=child_environment(),
     )
     if done.returncode != 0:
         raise ToolFailure(ErrorCode.INTERNAL, f"git ls-files failed: {done.stderr.decode(errors='replace').strip()}")
@@ -40,23 +44,29 @@ def _git_files(directory: Path, ctx: ToolContext) -> list[str]:
     return sorted({n for n in names if n})
 
 
-def _git_entries(directory: Path, depth: int, ctx: ToolContext) -> set[Entry]:
+def _git_entries(directory: Path, dir_fd: int, depth: int, ctx: ToolContext) -> set[Entry]:
     entries: set[Entry] = set()
-    for name in _git_files(directory, ctx):
+    for name in _git_files(fd_cwd(dir_fd, directory), ctx):
         parts = name.split("/")
         for level in range(1, min(depth, len(parts)) + 1):
             rel = "/".join(parts[:level])
             if level < len(parts):
                 entries.add((rel, True))
-            elif os.path.lexists(directory / rel):  # skip tracked files deleted from disk
-                entries.add((rel, (directory / rel).is_dir()))  # a submodule is a directory
+                continue
+            try:  # skip tracked files deleted from disk; a submodule is a directory
+                info = os.stat(rel, dir_fd=dir_fd, follow_symlinks=False)
+            except OSError:
+                continue
+            entries.add((rel, stat.S_ISDIR(info.st_mode)))
     return entries
 
 
-def _walk_entries(directory: Path, depth: int) -> set[Entry]:
+def _walk_entries(dir_fd: int, depth: int) -> set[Entry]:
+    """os.fwalk from the safely opened directory: each level is opened below the one
+    before without following symlinks, so a swapped directory cannot lead elsewhere."""
     entries: set[Entry] = set()
-    for current, dirs, files in os.walk(directory):
-        rel_dir = Path(current).relative_to(directory)
+    for current, dirs, files, _fd in os.fwalk(".", dir_fd=dir_fd):
+        rel_dir = Path(current)
         level = len(rel_dir.parts) + 1  # depth of the entries found here
         dirs[:] = [d for d in dirs if d not in SKIP_DIRS]
         for name in dirs:
@@ -83,7 +93,8 @@ def list_directory(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     if not directory.is_dir():
         raise ToolFailure(ErrorCode.INVALID_ARGUMENT, f"{raw} is a file; use read_file to read it")
     use_git = in_work_tree(directory)
-    entries = _git_entries(directory, depth, ctx) if use_git else _walk_entries(directory, depth)
+    with open_dir(ctx, directory) as dir_fd:
+        entries = _git_entries(directory, dir_fd, depth, ctx) if use_git else _walk_entries(dir_fd, depth)
     return ToolOutput(_format(sorted(entries, key=_sort_key), display(ctx, directory), depth, use_git))
 
 

@@ -75,6 +75,9 @@ def _clean_tags(tags: list[str]) -> list[str]:
 
 def save_memo(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     content: str = args["content"]
+    if ctx.read_only:
+        # a memo is injected into every project's prompts: a read-only session must not plant one
+        raise ToolFailure(ErrorCode.PERMISSION_DENIED, "save_memo refused: slop runs with --read-only")
     if not content.strip():
         raise ToolFailure(ErrorCode.INVALID_ARGUMENT, "content must not be empty")
     tags = _clean_tags(args["tags"])

@@ -19,15 +19,72 @@ CUT_NOTE = (
 )
 _CUT_LINES = re.compile(r"^\[\.\.\. (\d+) lines cut from the middle of this output \(bytes ", re.MULTILINE)
 MIN_SECRET_LEN = 8  # shorter values would redact ordinary words
+FRAGMENT_MIN = 8  # random characters of a key that count as a leak when seen alone
+PREFIX_SCAN = 16  # where a key's public prefix (sk-proj-, sk-ant-api03-) may end
 
 
 def redact(text: str, secrets: Iterable[str]) -> str:
-    """Replace every secret of at least 8 characters with [REDACTED].
+    """Replace every secret of at least 8 characters with [REDACTED], and pieces of one.
 
-    Longest first, so a secret that contains another one is removed whole."""
-    for secret in sorted({s for s in secrets if len(s) >= MIN_SECRET_LEN}, key=len, reverse=True):
+    Longest first, so a secret that contains another one is removed whole. Output
+    is cut (head and tail kept) before it is redacted, so a key can arrive in two
+    pieces: any run of 8 or more characters of a key's random part is removed too,
+    as is the key's start (its public prefix plus 4 characters) cut off at the end."""
+    keys = sorted({s for s in secrets if len(s) >= MIN_SECRET_LEN}, key=len, reverse=True)
+    for secret in keys:
         text = text.replace(secret, REDACTED)
-    return text
+    spans: list[tuple[int, int]] = []
+    for secret in keys:
+        spans += _fragment_spans(text, secret)
+    return _replace_spans(text, spans)
+
+
+def _public_prefix(secret: str) -> int:
+    """Length of the fixed, non-secret start of a key: up to its last - or _ early on."""
+    head = secret[:PREFIX_SCAN]
+    return max(head.rfind("-"), head.rfind("_")) + 1
+
+
+def _fragment_spans(text: str, secret: str) -> list[tuple[int, int]]:
+    start = _public_prefix(secret)
+    probes = [(i, secret[i : i + FRAGMENT_MIN]) for i in range(start, len(secret) - FRAGMENT_MIN + 1)]
+    probes.append((0, secret[: max(start + 4, FRAGMENT_MIN)]))  # a key's beginning, cut short
+    spans = []
+    for offset, probe in probes:
+        at = text.find(probe)
+        while at >= 0:
+            spans.append(_extend(text, secret, at, offset, len(probe)))
+            at = text.find(probe, at + 1)
+    return spans
+
+
+def _extend(text: str, secret: str, at: int, offset: int, length: int) -> tuple[int, int]:
+    """Grow a match of secret[offset:offset+length] at text[at:] as far as both agree."""
+    left, right = at, at + length
+    pos = offset
+    while left > 0 and pos > 0 and text[left - 1] == secret[pos - 1]:
+        left, pos = left - 1, pos - 1
+    pos = offset + length
+    while right < len(text) and pos < len(secret) and text[right] == secret[pos]:
+        right, pos = right + 1, pos + 1
+    return left, right
+
+
+def _replace_spans(text: str, spans: list[tuple[int, int]]) -> str:
+    if not spans:
+        return text
+    merged: list[list[int]] = []
+    for left, right in sorted(spans):
+        if merged and left <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], right)
+        else:
+            merged.append([left, right])
+    parts, last = [], 0
+    for left, right in merged:
+        parts += [text[last:left], REDACTED]
+        last = right
+    parts.append(text[last:])
+    return "".join(parts)
 
 
 def cut_middle(text: str, max_chars: int) -> str:

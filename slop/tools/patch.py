@@ -15,6 +15,7 @@ from slop.tools.files import atomic_write, require_file
 from slop.tools.output import plural
 from slop.tools.paths import display
 from slop.tools.preview import unified_diff
+from slop.tools.safefs import read_bytes
 
 
 def count_occurrences(text: str, needle: str) -> int:
@@ -62,21 +63,21 @@ def apply_patch(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         raise ToolFailure(ErrorCode.INVALID_ARGUMENT, "patches must contain at least one {find, replace} block")
     path = require_file(ctx, raw)
     # surrogateescape round-trips bytes that are not UTF-8, so they survive the edit unchanged.
-    text = path.read_bytes().decode("utf-8", "surrogateescape")
+    text = read_bytes(ctx, path).decode("utf-8", "surrogateescape")
     crlf = "\r\n" in text
     try:
         for index, block in enumerate(patches, start=1):
             text = _apply_one(text, index, block, crlf)
     except ToolFailure as exc:
         raise ToolFailure(exc.code, f"{exc} (nothing was written to {raw})") from None
-    atomic_write(path, text.encode("utf-8", "surrogateescape"))
+    atomic_write(ctx, path, text.encode("utf-8", "surrogateescape"))
     return ToolOutput(f"Successfully applied {plural(len(patches), 'patch', 'patches')} to {display(ctx, path)}")
 
 
 def _preview(args: dict[str, Any], ctx: ToolContext) -> str:
     header = f"apply {plural(len(args['patches']), 'patch', 'patches')} to {args['path']}"
     path = require_file(ctx, args["path"])
-    old = text = path.read_bytes().decode("utf-8", "surrogateescape")
+    old = text = read_bytes(ctx, path).decode("utf-8", "surrogateescape")
     try:
         for index, block in enumerate(args["patches"], start=1):
             text = _apply_one(text, index, block, "\r\n" in old)

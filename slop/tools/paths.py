@@ -41,7 +41,10 @@ def resolve(ctx: ToolContext, raw: str) -> Path:
     candidate = Path(os.path.expanduser(raw))
     if not candidate.is_absolute():
         candidate = Path(ctx.root) / candidate
-    real = Path(os.path.realpath(candidate))
+    try:
+        real = Path(os.path.realpath(candidate))
+    except OSError as exc:  # a link changed while it was being followed (EINVAL), or a loop
+        raise ToolFailure(ErrorCode.FAILED_PRECONDITION, f"cannot resolve {raw!r}: {exc.strerror or exc}") from None
     if not any(_is_within(real, base) for base in allowed_roots(ctx)):
         raise ToolFailure(
             ErrorCode.PERMISSION_DENIED,

@@ -3,17 +3,8 @@
 from __future__ import annotations
 
 import difflib
-from pathlib import Path
 
 MAX_PREVIEW_LINES = 80
-
-
-def read_current(path: Path) -> str:
-    """The file's text as it is now ("" when it does not exist or cannot be read)."""
-    try:
-        return path.read_bytes().decode("utf-8", "replace")
-    except OSError:
-        return ""
 
 
 def unified_diff(old: str, new: str, name: str, max_lines: int = MAX_PREVIEW_LINES) -> str:

@@ -14,10 +14,12 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Protocol
+
+from slop.tools.childenv import child_environment
 
 POLL_INTERVAL = 0.05
 TERM_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
@@ -47,12 +49,17 @@ def run_process(
     stdout: Sink,
     stderr: Sink,
     stdin_data: bytes | None = None,
+    env: Mapping[str, str] | None = None,
+    stdin_file: IO[bytes] | None = None,
 ) -> ProcOutcome:
-    """Run argv (never through a shell unless argv says so) and wait for it."""
+    """Run argv (never through a shell unless argv says so) and wait for it.
+
+    `env` defaults to this process's environment without provider keys."""
     proc = subprocess.Popen(
         list(argv),
         cwd=cwd,
-        stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
+        env=dict(env) if env is not None else child_environment(),
+        stdin=subprocess.PIPE if stdin_data is not None else (stdin_file or subprocess.DEVNULL),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,

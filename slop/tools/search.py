@@ -8,8 +8,9 @@ where to narrow down.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from slop.errors import Cancelled
 from slop.records import ToolSpec
@@ -18,6 +19,7 @@ from slop.tools.gitutil import in_work_tree
 from slop.tools.output import plural
 from slop.tools.paths import display, resolve
 from slop.tools.proc import run_process
+from slop.tools.safefs import fd_cwd, open_dir, open_read
 from slop.tools.sinks import HeadTailSink, LineSink
 
 MAX_LINES = 500
@@ -29,11 +31,15 @@ BOOL_OPERATORS = ("--and", "--or", "--not", "(", ")")
 # --- running and formatting ------------------------------------------------------
 
 
-def _run(argv: list[str], cwd: Path, ctx: ToolContext) -> tuple[LineSink, int | None, str]:
+def _run(
+    argv: list[str], cwd: Path, ctx: ToolContext, stdin: BinaryIO | None = None
+) -> tuple[LineSink, int | None, str]:
     """Run a search command; return (lines, exit code, stderr)."""
     lines, err = LineSink(MAX_LINES), HeadTailSink(4000)
     try:
-        outcome = run_process(argv, cwd=cwd, cancel=ctx.cancel, timeout=ctx.shell_timeout, stdout=lines, stderr=err)
+        outcome = run_process(
+            argv, cwd=cwd, cancel=ctx.cancel, timeout=ctx.shell_timeout, stdout=lines, stderr=err, stdin_file=stdin
+        )
     except OSError as exc:
         raise ToolFailure(ErrorCode.FAILED_PRECONDITION, f"cannot run {argv[0]}: {exc.strerror or exc}") from None
     lines.finish()
@@ -97,15 +103,19 @@ def grep_tool(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     # Search from the directory itself so output paths are short; _format adds the
     # directory back so every path is relative to the project root.
     directory = path if path.is_dir() else path.parent
-    targets = [] if path.is_dir() else [path.name]
     prefix = "" if display(ctx, directory) == "." else display(ctx, directory) + "/"
     flags = _match_flags(args) + _context_flag(args)
+    if not path.is_dir():  # one file: opened safely here, grep reads it from stdin
+        argv = ["grep", "-n", "-H", f"--label={path.name}", "-I", *flags, "-e", args["pattern"], "-"]
+        with os.fdopen(open_read(ctx, path), "rb") as handle:
+            return _format(*_run(argv, directory, ctx, stdin=handle), prefix=prefix)
     if in_work_tree(directory):
         argv = ["git", "--no-pager", "grep", "--no-color", "-n", "-I", "--untracked", *flags]
     else:  # grep -r without a file operand searches "." and prints paths without "./"
         argv = ["grep", "-r", "-n", "-H", "-I", *flags, *(f"--exclude-dir={d}" for d in SKIP_DIRS)]
-    argv += ["-e", args["pattern"], "--", *targets]
-    return _format(*_run(argv, directory, ctx), prefix=prefix)
+    argv += ["-e", args["pattern"], "--"]
+    with open_dir(ctx, directory) as dir_fd:  # the search runs in the directory that was checked
+        return _format(*_run(argv, fd_cwd(dir_fd, directory), ctx), prefix=prefix)
 
 
 GREP_TOOL = Tool(

@@ -12,6 +12,7 @@ from typing import Any
 from slop.errors import Cancelled
 from slop.records import ToolSpec
 from slop.tools.base import ErrorCode, Tool, ToolContext, ToolFailure, ToolOutput, error_text
+from slop.tools.childenv import child_environment
 from slop.tools.proc import ProcOutcome, run_process
 from slop.tools.sinks import HeadTailSink
 
@@ -51,6 +52,7 @@ def execute_bash(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
             stdout=out,
             stderr=err,
             stdin_data=stdin.encode("utf-8") if stdin is not None else None,
+            env=child_environment(ctx.pass_env),
         )
     except OSError as exc:
         raise ToolFailure(ErrorCode.FAILED_PRECONDITION, f"cannot start bash: {exc.strerror or exc}") from None

@@ -1,5 +1,8 @@
 """The Renderer: every kind of output the REPL and the orchestrator produce.
 
+Text reaching a public method may come from the model or a tool: each method shows its
+control characters as escapes (:mod:`slop.ui.sanitise`), so only our styling is ANSI.
+
 The caller builds the :class:`rich.console.Console` and passes it in. Without a
 terminal, or with ``NO_COLOR``, output is plain text (no ANSI sequences, no live
 regions); icons stay, as they are text (an ASCII set is used when the console
@@ -23,6 +26,7 @@ from slop.parser import decode_json
 from slop.textsafe import single_line
 from slop.ui.displaycap import DisplayBudget
 from slop.ui.icons import IconSet, icons_for
+from slop.ui.sanitise import DeltaSanitiser, visible
 from slop.ui.stream import (
     CODE_THEME,
     INTERRUPTED_MARKER,
@@ -129,6 +133,8 @@ class Renderer:
         self._budget = DisplayBudget()
         self._pending: list[tuple[str, str]] = []  # running tool calls (name, args)
         self._tools_live: Live | None = None
+        self._answer_clean = DeltaSanitiser()
+        self._reasoning_clean = DeltaSanitiser()
 
     @property
     def is_plain(self) -> bool:
@@ -147,7 +153,7 @@ class Renderer:
 
     def user_echo(self, text: str, group_id: str) -> None:
         """One line echoing what the user sent, with its group id (dim) at the end."""
-        lines = [line for line in text.splitlines() if line.strip()]
+        lines = [line for line in visible(text, strict=True).splitlines() if line.strip()]
         first = one_line(lines[0]) if lines else ""
         more = f" (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
         prefix = f"{self.icons.user} "
@@ -173,7 +179,8 @@ class Renderer:
             self._answer = None
         if self._reasoning is None:
             self._reasoning = ReasoningStream(self.console)
-        self._reasoning.feed(text)
+            self._reasoning_clean = DeltaSanitiser()
+        self._reasoning.feed(self._reasoning_clean.feed(text))
 
     def assistant_delta(self, text: str) -> None:
         """A piece of the answer, rendered as streaming markdown."""
@@ -182,12 +189,15 @@ class Renderer:
         self._finish_reasoning()
         if self._answer is None:
             self._answer = MarkdownStream(self.console, code_theme=self.code_theme)
-        self._answer.feed(text)
+            self._answer_clean = DeltaSanitiser()
+        self._answer.feed(self._answer_clean.feed(text))
 
     def assistant_end(self, tokens: int | None, interrupted: bool = False) -> None:
         """The reply is over: render the rest, then a dim ``· N tokens`` line."""
         self._finish_reasoning(separate=False)
         answer, self._answer = self._answer, None
+        if answer is not None:
+            answer.feed(self._answer_clean.flush())
         if answer is not None and interrupted:
             answer.abort()
         elif answer is not None:
@@ -206,7 +216,7 @@ class Renderer:
             self.thought(reasoning.strip())
             self._out.print(Text(""))
         if text.strip():
-            self.markdown(text)
+            self.markdown(text)  # markdown() and thought() make control characters visible
         if tokens:
             self._tokens(tokens)
 
@@ -214,6 +224,7 @@ class Renderer:
         reasoning, self._reasoning = self._reasoning, None
         if reasoning is None:
             return
+        reasoning.feed(self._reasoning_clean.flush())
         reasoning.finish()
         if separate and reasoning.printed:
             self._out.print(Text(""))
@@ -222,6 +233,7 @@ class Renderer:
         self._finish_reasoning(separate=False)
         answer, self._answer = self._answer, None
         if answer is not None:
+            answer.feed(self._answer_clean.flush())
             answer.finish()
 
     def _tokens(self, tokens: int) -> None:
@@ -257,10 +269,10 @@ class Renderer:
         lead = f"{self.icons.tool} "
         took = f" {format_duration(duration)}"
         room = self.width - cell_len(lead) - cell_len(f"  {icon}{took}")
-        name = clip(name, max(room, 1))
+        name = clip(visible(name, strict=True), max(room, 1))
         room -= cell_len(name)
-        args = flatten_args(args_json)
-        summary = _first_line(summary)
+        args = visible(flatten_args(args_json), strict=True)
+        summary = visible(_first_line(summary), strict=True)
         args_part = f"  {args}" if args else ""
         summary_part = f" {self.icons.dot} {summary}" if summary else ""
         args_part, summary_part = _fit_pair(args_part, summary_part, max(room, 0))
@@ -279,15 +291,15 @@ class Renderer:
         lead = f"{self.icons.tool} "
         tail = f"  {self.icons.running}"
         room = self.width - cell_len(lead) - cell_len(tail)
-        name = clip(name, max(room, 1))
+        name = clip(visible(name, strict=True), max(room, 1))
         room -= cell_len(name)
-        args = flatten_args(args_json)
+        args = visible(flatten_args(args_json), strict=True)
         args_part = clip(f"  {args}", max(room, 0)) if args else ""
         line = Text.assemble((lead, ""), (name, "bold"), (args_part, "dim"), (tail, "dim"))
         return self._clipped(line)
 
     def _status(self, status: str) -> tuple[str, str]:
-        key = status.strip().lower()
+        key = visible(status.strip().lower(), strict=True)
         if key in OK_STATUSES:
             return self.icons.ok, "green"
         if key in ERROR_STATUSES:
@@ -353,6 +365,7 @@ class Renderer:
         self._notice(self.icons.thought, text, REASONING_STYLE)
 
     def _notice(self, icon: str, text: str, style: str) -> None:
+        text = visible(text, strict=True)
         if not self.console.is_terminal:
             # piped or scripted output: one message, one line, for grep and log readers
             self.console.out(f"{icon} {text}", highlight=False)
@@ -362,12 +375,12 @@ class Renderer:
     # ------------------------------------------------------------ general output
 
     def markdown(self, text: str) -> None:
-        self._out.print(SlopMarkdown(text, code_theme=self.code_theme))
+        self._out.print(SlopMarkdown(visible(text), code_theme=self.code_theme))
 
     def table(self, title: str | None, columns: list[str], rows: list[list[str]]) -> None:
         """A table whose cells wrap (and fold long words) to fit the console width."""
         table = Table(
-            title=title,
+            title=visible(title, strict=True) if title else None,
             box=box.SIMPLE_HEAD,
             show_edge=False,
             header_style="bold",
@@ -375,16 +388,16 @@ class Renderer:
             title_justify="left",
         )
         for column in columns:
-            table.add_column(column, overflow="fold")
+            table.add_column(visible(column, strict=True), overflow="fold")
         for row in rows:
-            cells = [Text(str(cell)) for cell in row[: len(columns)]]
+            cells = [Text(visible(str(cell), strict=True)) for cell in row[: len(columns)]]
             cells += [Text("")] * (len(columns) - len(cells))
             table.add_row(*cells)
         self._out.print(table)
 
     def plain(self, text: str) -> None:
         """Text as it is: no markdown, no markup."""
-        self._out.print(Text(text))
+        self._out.print(Text(visible(text, strict=True)))
 
     # ---------------------------------------------------------------- helpers
 

@@ -28,9 +28,10 @@ from slop.context.budget import prompt_budget
 from slop.debuglog import one_line, write_crash_log
 from slop.errors import Terminated
 from slop.records import Role, Status, ToolCall
-from slop.settings import Settings
+from slop.settings import Settings, private_file
 from slop.ui.completion import LazyCompleter
 from slop.ui.keys import TurnKeys
+from slop.ui.sanitise import HIDDEN_WARNING, has_hidden, visible
 from slop.ui.signals import ExitSignals
 
 if TYPE_CHECKING:
@@ -203,7 +204,7 @@ class Repl:
         return PromptSession(
             **io,
             message=FormattedText([("bold", "> ")]),
-            history=FileHistory(str(self.boot.home / "history")),
+            history=FileHistory(str(_private_history(self.boot.home / "history"))),
             completer=LazyCompleter(self._completion_source),
             complete_in_thread=True,  # the first Tab may wait for the registry being built
             complete_while_typing=False,
@@ -289,7 +290,9 @@ class Repl:
 
     def _ask_approval(self, call: ToolCall, preview: str) -> str:
         self.io.warning(f"{call.name} wants to run:")
-        self.io.plain(preview)
+        self.io.plain(preview)  # control characters show as escapes (\x1b, \u202e): what runs is what shows
+        if has_hidden(preview):
+            self.io.warning(HIDDEN_WARNING)
         question = f"Allow? [y] once / [a] always allow {call.name} this session / [n] no: "
         if self.keys is None:
             return _read_answer(question)
@@ -320,9 +323,9 @@ class Repl:
         """The end of the previous conversation, as plain text (no markdown: start-up stays fast)."""
         for msg in self.boot.store.messages.recent(self.settings.session, 6):
             if msg.role == Role.USER:
-                self._write("❯ " + msg.content.strip(), GREEN)
+                self._write("❯ " + visible(msg.content.strip(), strict=True), GREEN)
             elif msg.role == Role.ASSISTANT and msg.status != Status.TOOL_CALL and msg.content.strip():
-                lines = msg.content.strip().splitlines()
+                lines = visible(msg.content.strip()).splitlines()
                 more = len(lines) - REPLAY_LINES
                 tail = f"\n… ({more} more lines: /message show {msg.group_id})" if more > 0 else ""
                 self._write("\n".join(lines[:REPLAY_LINES]) + tail, DIM)
@@ -337,6 +340,14 @@ class Repl:
         except Exception:
             pass
         self._measure_next_request()
+
+
+def _private_history(path: Path) -> Path:
+    try:
+        private_file(path)  # what the user typed: 0600, like the ledger
+    except OSError:
+        pass  # an unwritable $SLOP_HOME: prompt_toolkit reports it when it saves
+    return path
 
 
 def _read_answer(question: str) -> str:

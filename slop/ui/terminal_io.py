@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from typing import IO, Any
 
 from rich.console import Console
 
+from slop.batch import dumps
 from slop.ui.console import make_console
 from slop.ui.editor import EditorError, edit_text, editor_command, has_editor
 from slop.ui.render import Renderer
+from slop.ui.sanitise import visible
 
 
 class TerminalIO:
@@ -72,11 +73,11 @@ class TerminalIO:
             except EditorError as exc:
                 self.error(f"{exc}; showing it in the pager instead")
         with self.console.pager(styles=False):
-            self.console.print(text, markup=False, highlight=False)
+            self.console.print(visible(text, strict=True), markup=False, highlight=False)
 
     def data(self, value: Any) -> None:
         # Straight to the stream: rich would wrap long lines inside JSON strings.
-        self.console.file.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+        self.console.file.write(dumps(value, indent=2) + "\n")  # C1/bidi as \uXXXX: same JSON value
         self.console.file.flush()
 
     def screen_height(self) -> int:
@@ -96,14 +97,14 @@ class TerminalIO:
             except EditorError as exc:
                 self.error(f"{exc}; showing it in the pager instead")
         with self.console.pager(styles=False):
-            self.console.print(text, markup=False, highlight=False)
+            self.console.print(visible(text, strict=True), markup=False, highlight=False)
         return "the pager"
 
     def confirm(self, question: str) -> bool:
         if not self.interactive:
             return False
         try:
-            answer = input(f"{question} [y/N] ")
+            answer = input(f"{visible(question, strict=True)} [y/N] ")
         except EOFError:
             return False
         return answer.strip().lower() in ("y", "yes")
