@@ -3,6 +3,8 @@ and wires them together. Nothing else constructs these objects."""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +17,11 @@ from slop.context.tokens import Tokenizer, cached_counter
 from slop.context.truncate import TruncationConfig
 from slop.debuglog import route_warnings_to_file
 from slop.engine import Engine
+from slop.errors import StoreError
+from slop.instructions import InstructionFiles
+from slop.mcptools.config import secret_values
+from slop.mcptools.manager import McpManager
+from slop.mcptools.setup import configured_servers, start_mcp
 from slop.orchestrator import EventSink, Orchestrator
 from slop.providers.registry import WAIT_FOR_CONTEXT_SIZE, ProviderManager
 from slop.settings import Settings, secrets_of
@@ -23,6 +30,8 @@ from slop.store import Store, open_memo_store
 from slop.toolrunner import ToolRunnerImpl
 from slop.tools.base import Approver
 from slop.tools.registry import ToolRegistry, default_tools
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -37,16 +46,36 @@ class App:
     tokenizer: Tokenizer
     root: Path
     home: Path
+    mcp: McpManager
+    forget_estimates: Callable[[], None] = lambda: None  # once the tokenizer is loaded
 
     def close(self) -> None:
+        self.mcp.close()  # stops the MCP servers before the ledger their tools write to
+        self.tokenizer.wait_loaded(timeout=30)  # its recount writes to the ledger
         self.store.close()
+
+    def load_tokenizer_in_background(self, then: Callable[[], None] = lambda: None) -> None:
+        """Counts are estimates until it is loaded; then what was estimated is counted again,
+        and `then` runs (e.g. to show exact figures)."""
+
+        def loaded() -> None:
+            self.forget_estimates()
+            then()
+
+        self.tokenizer.load_in_background(then=loaded)
 
 
 def build(
-    settings: Settings, io: CommandIO, sink: EventSink, approver: Approver | None, booted: Boot | None = None
+    settings: Settings,
+    io: CommandIO,
+    sink: EventSink,
+    approver: Approver | None,
+    booted: Boot | None = None,
+    notify: Callable[[str], None] | None = None,
 ) -> App:
     """Wire the whole application; `booted` is the light start-up already done (the REPL
-    draws its first prompt from it while this runs)."""
+    draws its first prompt from it while this runs). `notify` shows background warnings
+    (an MCP server failing); default: `io.warning`."""
     b = booted or boot(settings)
     store, tokenizer, root, home = b.store, b.tokenizer, b.root, b.home
     route_warnings_to_file(home)
@@ -55,16 +84,30 @@ def build(
     providers.discover()  # a local server's models and context size, on a background thread
     tools = ToolRegistry(default_tools())
     store.catalog.register_tools(tools.specs())
+    counted_until = store.messages.last_id()  # rows after it may carry estimates: counted again later
     store.recover_session(settings.session)  # tool calls a killed slop left unanswered
+    counter = cached_counter(tokenizer.count)
+
+    def forget_estimates() -> None:
+        counter.cache_clear()  # type: ignore[attr-defined]
+        try:
+            store.messages.recount(counted_until)
+        except StoreError:  # the ledger is busy or closing: those rows keep their estimates
+            log.warning("could not count the estimated rows again", exc_info=True)
+
+    # MCP servers start in the background; their tools join `tools` when they are listed.
+    servers = configured_servers(settings.mcp_config)
+    mcp = start_mcp(servers, tools, store.catalog.register_tools, home / "mcp", notify or io.warning)
     context = ContextService(
         store=store,
         memos=memos,
         tool_specs=tools.specs,
         strategies=builtin_strategies(),
-        count=cached_counter(tokenizer.count),
+        count=counter,
         exact_tokens=lambda: tokenizer.exact,
         truncation=truncation_config(settings),
         server_window=lambda model: providers.context_window(model, wait=WAIT_FOR_CONTEXT_SIZE)[0],
+        instructions=InstructionFiles(root, Path.cwd(), home).text,
     )
     runner = ToolRunnerImpl(
         store=store,
@@ -76,16 +119,20 @@ def build(
         shell_timeout=settings.shell_timeout,
         output_cap=settings.tool_output_cap,
         max_workers=settings.max_parallel_tools,
-        secrets=secrets_of(settings),
+        secrets=secrets_of(settings) + secret_values(servers),
         read_only=settings.approval == "read-only",
         pass_env=settings.pass_env,
         on_file_read=context.source().archive.record_file_read,  # "files already read" (compact mode)
     )
     orchestrator = Orchestrator(store, context, providers, runner, step_limit=settings.step_limit)
     registry = build_registry()
-    ctx = CommandContext(store, memos, orchestrator, providers, settings, io, sink, session=settings.session, root=root)
-    engine = Engine(registry, ctx, home)
-    return App(settings, store, providers, orchestrator, registry, ctx, engine, tokenizer, root, home)
+    ctx = CommandContext(
+        store, memos, orchestrator, providers, settings, io, sink, session=settings.session, root=root, mcp=mcp
+    )
+    engine = Engine(registry, ctx, home, before_turn=lambda: await_mcp_startup(mcp, ctx))
+    return App(
+        settings, store, providers, orchestrator, registry, ctx, engine, tokenizer, root, home, mcp, forget_estimates
+    )
 
 
 def truncation_config(settings: Settings) -> TruncationConfig:
@@ -97,3 +144,18 @@ def truncation_config(settings: Settings) -> TruncationConfig:
         degraded_limit=int(config.get("truncation.degraded", base.degraded_limit)),
         inactive_limit=int(config.get("truncation.inactive", base.inactive_limit)),
     )
+
+
+def await_mcp_startup(mcp: McpManager, ctx: CommandContext) -> None:
+    """Before a model call, give servers still starting their startup time, so the model
+    sees their tools; Esc goes on without them."""
+    pending = mcp.starting()
+    if not pending:
+        return
+    names = ", ".join(pending)
+    limit = max(mcp.config(name).startup_timeout for name in pending)
+    ctx.io.info(f"waiting for MCP server(s) {names} to start (up to {limit:g} s; Esc goes on without them)")
+    still = mcp.wait_started(limit, ctx.cancel)
+    ctx.cancel.clear()  # Esc here skipped the wait; the turn itself goes on
+    if still:
+        ctx.io.warning(f"going on without MCP server(s) {', '.join(still)}: still starting")

@@ -18,6 +18,8 @@ class ApprovalPolicy:
     on_refusal: Callable[[str], None] | None = None
     always: set[str] = field(default_factory=set)
     per_tool: Mapping[str, str] = field(default_factory=dict)  # tool -> ask | allow | deny (config)
+    # shows what an approved-without-asking call will change (--yes, or after "a")
+    show: Callable[[ToolCall, str], None] | None = None
 
     def approve(self, call: ToolCall, preview: str) -> bool:
         rule = self.per_tool.get(call.name, "ask")
@@ -30,6 +32,8 @@ class ApprovalPolicy:
             self._refused(f'{call.name} refused: the config denies it ([approvals] {call.name} = "deny")')
             return False
         if self.mode == "yes" or rule == "allow" or call.name in self.always:
+            if self.show is not None:
+                self.show(call, preview)
             return True
         if self.ask is None:
             self._refused(
@@ -37,10 +41,10 @@ class ApprovalPolicy:
             )
             return False
         answer = self.ask(call, preview).strip().lower()
-        if answer == "a":
+        if answer in ("a", "always"):
             self.always.add(call.name)
             return True
-        return answer == "y"
+        return answer in ("y", "yes")
 
     def _refused(self, message: str) -> None:
         if self.on_refusal:

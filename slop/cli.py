@@ -18,7 +18,7 @@ def parser() -> argparse.ArgumentParser:
         description="A terminal coding agent whose context you can see and steer. "
         "Every message lands in a SQLite ledger.",
         epilog="Environment: OPENAI_API_KEY, OPENAI_BASE_URL, GEMINI_API_KEY/GOOGLE_API_KEY, "
-        "GOOGLE_GEMINI_BASE_URL, SLOP_MODEL, SLOP_HOME, SLOP_DB, EDITOR/VISUAL, NO_COLOR. "
+        "GOOGLE_GEMINI_BASE_URL, SLOP_MODEL, SLOP_HOME, SLOP_DB, SLOP_MCP_CONFIG, EDITOR/VISUAL, NO_COLOR. "
         "Config: $SLOP_HOME/config.toml (or ~/.config/slop/config.toml) and .slop/config.toml. "
         "Exit codes: 0 ok, 1 provider/runtime error, 2 bad usage.",
     )
@@ -26,7 +26,8 @@ def parser() -> argparse.ArgumentParser:
         "session_name",
         nargs="?",
         help="session to open (default: 'default'); 'auth' signs in to Gemini Code Assist; "
-        "'config' prints the merged configuration and where each value came from",
+        "'config' prints the merged configuration and where each value came from; "
+        "'logs' lists the project's recent sessions",
     )
     p.add_argument("--version", action="store_true", help="print the version and exit")
     p.add_argument("--session", help="session to open")
@@ -51,6 +52,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--max-parallel-tools", type=_positive, default=None, metavar="N", help="tool workers (default 4)")
     p.add_argument("--step-limit", type=_positive, default=None, metavar="N", help="model calls per turn (default 50)")
     p.add_argument("--shell-timeout", type=float, default=None, metavar="S", help="execute_bash timeout (default 120)")
+    p.add_argument(
+        "--mcp-config", metavar="FILE", help="MCP servers to start: TOML [mcp.servers.NAME] or JSON mcpServers"
+    )
     p.add_argument("--strip-reasoning", action="store_true", help="ask routers not to return reasoning text")
     p.add_argument("--output-format", choices=("text", "json", "jsonl"), default="text", help="batch output format")
     p.add_argument("--no-color", action="store_true", help="plain output without colours")
@@ -65,7 +69,7 @@ def _positive(text: str) -> int:
     return value
 
 
-SUBCOMMANDS = ("auth", "config")  # first positional words that are not session names
+SUBCOMMANDS = ("auth", "config", "logs")  # first positional words that are not session names
 
 
 def settings_from(args: argparse.Namespace):  # type: ignore[no-untyped-def]
@@ -90,6 +94,7 @@ def settings_from(args: argparse.Namespace):  # type: ignore[no-untyped-def]
         "output_format": (args.output_format, ""),
         "no_color": (args.no_color or None, "--no-color"),
         "debug": (args.debug or None, "--debug"),
+        "mcp_config": (args.mcp_config or None, "--mcp-config"),
     }
     return merged_settings(load_config(project_root()), env_settings(), flags)
 
@@ -105,6 +110,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         settings = settings_from(args)
+        if settings.mcp_config:  # a bad MCP file is a one-line error now, not after the prompt is up
+            from slop.mcptools.config import load_mcp_file
+
+            load_mcp_file(settings.mcp_config)
         if args.session_name == "auth" and not args.session:
             from slop.providers.auth_flow import run_auth
 
@@ -117,6 +126,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             values = {f.name: getattr(settings, f.name) for f in fields(settings)}
             print(render_config(settings.config, values, settings.sources))
             return EXIT_OK
+        if args.session_name == "logs" and not args.session:
+            from slop.logs import run_logs
+
+            return run_logs(settings)
         if settings.prompt is not None:
             from slop.runbatch import run_batch
 

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from slop.commands.bang import is_bang, restore_pending, run_bang, take_pending, with_outputs
 from slop.commands.base import CommandContext, Proceed, Registry
+from slop.commands.mentions import attach_mentions
+from slop.commands.paste import oversize_question
 from slop.debuglog import one_line, write_crash_log
 from slop.errors import CommandError, SlopError
 from slop.orchestrator import TurnResult
@@ -24,10 +28,17 @@ class Outcome:
 
 
 class Engine:
-    def __init__(self, registry: Registry, ctx: CommandContext, home: Path | None = None) -> None:
+    def __init__(
+        self,
+        registry: Registry,
+        ctx: CommandContext,
+        home: Path | None = None,
+        before_turn: Callable[[], None] | None = None,
+    ) -> None:
         self.registry = registry
         self.ctx = ctx
         self.home = home  # $SLOP_HOME: debug logs go to its logs/ directory
+        self.before_turn = before_turn  # e.g. wait for MCP servers still starting
 
     def handle(self, line: str) -> Outcome:
         """Never raises for an Exception: whatever a model, a server or a bug in slop
@@ -58,6 +69,8 @@ class Engine:
             return Outcome("empty")
         if text.startswith("/"):
             return self._command(text)
+        if is_bang(text):
+            return self._bang(text)
         return self._turn(line.rstrip())  # trailing blanks carry nothing; /context show TEXT drops them too
 
     def _command(self, text: str) -> Outcome:
@@ -77,15 +90,46 @@ class Engine:
             return self._turn(result.text)
         return Outcome("command")
 
-    def _turn(self, text: str) -> Outcome:
-        self.ctx.last_input = text
-        self.ctx.cancel.clear()
+    def _bang(self, text: str) -> Outcome:
         try:
-            result = self.ctx.orchestrator.run_turn(self.ctx.session, text, self.ctx.sink, self.ctx.cancel)
+            run_bang(self.ctx, text)
         except SlopError as exc:
             message = single_line(str(exc))
             self.ctx.io.error(message)
+            return Outcome("command", ok=False, error=message, usage_error=isinstance(exc, CommandError))
+        return Outcome("command")
+
+    def _turn(self, text: str) -> Outcome:
+        self.ctx.last_input = text
+        try:
+            text, files = attach_mentions(self.ctx, text)
+        except CommandError as exc:
+            message = single_line(str(exc))
+            self.ctx.io.error(message)
+            return Outcome("turn", ok=False, error=message, usage_error=True)
+        count = self.ctx.orchestrator.context.count
+        for file in files:
+            self.ctx.io.info(f"attached {file.path} ({file.kind}, {count(file.block()):,} tokens)")
+        attached = take_pending(self.ctx)  # `!!command` outputs go in front of the message
+        if attached:
+            text = with_outputs(attached, text)
+        question = oversize_question(self.ctx, text) if self.ctx.io.screen_height() > 0 else None
+        if question and not self.ctx.io.confirm(question):
+            restore_pending(self.ctx, attached)
+            self.ctx.io.info("message not sent")
+            return Outcome("turn", ok=False, error="not sent")
+        self.ctx.cancel.clear()
+        if self.before_turn is not None:
+            self.before_turn()
+        try:
+            result = self.ctx.orchestrator.run_turn(self.ctx.session, text, self.ctx.sink, self.ctx.cancel)
+        except SlopError as exc:
+            restore_pending(self.ctx, attached)  # nothing was stored (e.g. the session is busy)
+            message = single_line(str(exc))
+            self.ctx.io.error(message)
             return Outcome("turn", ok=False, error=message)
+        if result.group_id is None:
+            restore_pending(self.ctx, attached)
         # A turn the user interrupted is not a failure; one cut short by an error is.
         ok = result.ok or (result.interrupted and not result.error)
         return Outcome("turn", ok=ok, turn=result, error=result.error)

@@ -2,7 +2,8 @@
 
 Stored message formats (the `content` column), by role and status:
 
-* ``user``: the user's text.
+* ``user``: the user's text, then one ``<attachment path="..." kind="file|directory">``
+  block per ``@path`` mention (and, in front, the output of any ``!!command``).
 * ``assistant`` with status ``completed`` / ``interrupted`` / ``truncated``: the answer
   text (``truncated``: the reply hit the output limit; any tool calls cut with it were
   not run and are not stored).
@@ -17,6 +18,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+
+# Opens each `@path` attachment in a user message (commands/mentions.py); assembly
+# recognises attachment-bearing rows by it (context/assemble.py).
+ATTACHMENT_OPEN = "<attachment "
 
 
 class Role:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from slop.app import App, build
 from slop.approval import ApprovalPolicy
@@ -13,6 +14,9 @@ from slop.engine import Outcome
 from slop.errors import SlopError, Terminated
 from slop.settings import Settings, user_home
 from slop.ui.signals import ExitSignals
+
+if TYPE_CHECKING:
+    from slop.ui.terminal_io import TerminalIO
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -33,13 +37,16 @@ def _run(settings: Settings, signals: ExitSignals) -> int:
     from slop.ui.terminal_io import TerminalIO
 
     io = TerminalIO.for_stream(sys.stdout, no_color=settings.no_color, interactive=False)
+    # under --yes the file changes are still shown, as diffs (commands show on their tool line)
+    policy = ApprovalPolicy(
+        settings.approval,
+        None,
+        io.warning,
+        show=lambda call, diff: _show(io, call.name, diff),
+        per_tool=settings.config.tool_approvals(),
+    )
     try:
-        app = build(
-            settings,
-            io,
-            io.renderer,
-            ApprovalPolicy(settings.approval, None, io.warning, per_tool=settings.config.tool_approvals()),
-        )
+        app = build(settings, io, io.renderer, policy)
     except SlopError:
         raise  # the CLI prints it as one line
     except Exception as exc:
@@ -101,3 +108,8 @@ def exit_code(outcome: Outcome) -> int:
     if outcome.ok:
         return EXIT_OK
     return EXIT_USAGE if outcome.usage_error else EXIT_ERROR
+
+
+def _show(io: TerminalIO, tool: str, preview: str) -> None:
+    if tool != "execute_bash":
+        io.diff(preview)

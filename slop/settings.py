@@ -34,6 +34,7 @@ class Settings:
     step_limit: int = 50
     shell_timeout: float = 120.0
     tool_output_cap: int = 1 << 20  # bytes of a command's stream stored whole (SLOP_TOOL_OUTPUT_CAP)
+    paste_warn_share: float = 0.25  # ask before sending a message over this share of the budget; 0 = never
     approval: str = "ask"  # ask | yes | read-only
     allow_paths: tuple[str, ...] = ()
     pass_env: tuple[str, ...] = ()  # secret variables execute_bash children may still see
@@ -44,6 +45,8 @@ class Settings:
     debug: bool = False
     no_color: bool = False
     editor: str = ""  # "" = $VISUAL / $EDITOR
+    verbosity: str = "normal"  # quiet | normal | full: tool output shown in the terminal (SLOP_VERBOSE)
+    mcp_config: str = ""  # --mcp-config FILE (else $SLOP_MCP_CONFIG): MCP servers to start
     config: Config = field(default_factory=Config, repr=False)  # the rest of the config files
     sources: Mapping[str, str] = field(default_factory=dict, repr=False)  # field -> "flag --x", "env X", file
 
@@ -58,6 +61,8 @@ ENV_NAMES: dict[str, str] = {
     "provider": "SLOP_PROVIDER",
     "db_path": "SLOP_DB",
     "editor": "SLOP_EDITOR",
+    "verbosity": "SLOP_VERBOSE",
+    "mcp_config": "SLOP_MCP_CONFIG",
     "max_retries": "SLOP_MAX_RETRIES",
     "shell_timeout": "SLOP_SHELL_TIMEOUT",
     "step_limit": "SLOP_STEP_LIMIT",
@@ -106,12 +111,20 @@ def env_settings(environ: dict[str, str] | None = None) -> dict[str, object]:
         values["db_path"] = env["SLOP_DB"]
     if env.get("SLOP_EDITOR"):
         values["editor"] = env["SLOP_EDITOR"]
+    if env.get("SLOP_VERBOSE"):
+        level = env["SLOP_VERBOSE"].strip().lower()
+        if level not in ("quiet", "normal", "full"):
+            raise ConfigError(f"SLOP_VERBOSE must be quiet, normal or full, got {env['SLOP_VERBOSE']!r}")
+        values["verbosity"] = level
+    if env.get("SLOP_MCP_CONFIG"):
+        values["mcp_config"] = env["SLOP_MCP_CONFIG"]
     for key, name, kind in (
         ("max_retries", "SLOP_MAX_RETRIES", int),
         ("shell_timeout", "SLOP_SHELL_TIMEOUT", float),
         ("step_limit", "SLOP_STEP_LIMIT", int),
         ("request_timeout", "SLOP_REQUEST_TIMEOUT", float),
         ("tool_output_cap", "SLOP_TOOL_OUTPUT_CAP", int),
+        ("paste_warn_share", "SLOP_PASTE_WARN_SHARE", float),
     ):
         if env.get(name):
             try:
@@ -192,14 +205,19 @@ def tighten(path: Path, mode: int) -> None:
 def prepare_db_dir(db_path: Path) -> None:
     """Create the ledger's folder; a `.slop/` folder gets a .gitignore so the user's repo stays clean."""
     folder = db_path.parent
-    if folder.name == ".slop":
-        private_dir(folder)
-    else:
-        folder.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)  # the user's folder: only created
-    if folder.name == ".slop":
-        ignore = folder / ".gitignore"
-        if not ignore.exists():
-            ignore.write_text("# slop's ledger and state; not part of the project\n*\n")
+    try:
+        if folder.name == ".slop":
+            private_dir(folder)
+            ignore = folder / ".gitignore"
+            if not ignore.exists():
+                ignore.write_text("# slop's ledger and state; not part of the project\n*\n")
+        else:
+            folder.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)  # the user's folder: only created
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot use {db_path} as the ledger: its folder {folder} cannot be created "
+            f"({exc.strerror or exc}); pass --db with a path in a writable folder"
+        ) from None
 
 
 # Provider keys and slop's own secrets: kept out of the environment of commands slop

@@ -28,6 +28,10 @@ def one_line_preview(text: str, limit: int = MEMO_PREVIEW_CHARS) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+def no_instructions() -> str:
+    return ""
+
+
 @dataclass
 class ContextService:
     store: Store
@@ -39,6 +43,9 @@ class ContextService:
     truncation: TruncationConfig = TruncationConfig()  # noqa: RUF009 - frozen, shared safely
     system_prompt: str = L.SYSTEM_PROMPT
     server_window: Callable[[str], int] = lambda model: 0  # the context size a local server reported
+    # The instruction files' layer text (slop.instructions.InstructionFiles.text), asked
+    # on every call so an edited AGENTS.md is seen without a restart.
+    instructions: Callable[[], str] = no_instructions
 
     def __post_init__(self) -> None:
         # A stored row never changes, and the same window is parsed on every model call:
@@ -83,6 +90,7 @@ class ContextService:
             tools=self.offered_tools(),
             budget=budget,
             output_limit=output_limit(model),
+            instructions=self.instructions(),
         )
         # Strategies get the room the history may use: the budget minus the system layers
         # and the tool definitions.

@@ -6,7 +6,9 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
+from slop.checkpoint import TurnFiles
 from slop.context.strategy_relevance import recover
 from slop.context.textsearch import fts_query, informative_terms
 from slop.orchestrator import EventSink
@@ -18,8 +20,8 @@ from slop.store.readonly import describe_schema, run_readonly_query
 from slop.tools.base import Approver, ToolContext
 from slop.tools.dispatch import dispatch
 from slop.tools.history import HistoryMatch, RecoveredItem
-from slop.tools.output import line_count
 from slop.tools.registry import ToolRegistry
+from slop.tools.summary import summarize
 
 
 @dataclass
@@ -114,18 +116,24 @@ class ToolRunnerImpl:
             on_file_read=(lambda path: self.on_file_read(session_id, path)) if self.on_file_read else None,
         )
 
-        def done(call: ToolCall, result: ToolResult) -> None:
-            first = result.content.strip().splitlines()[0] if result.content.strip() else ""
-            summary = first if result.status != "completed" else line_count(result.content)
-            if id(call) not in started:  # decided before running (unknown, invalid, refused): still a call
-                sink.tool_call_start(call.name, call.arguments)
-            sink.tool_call_done(call.name, call.arguments, result.status, result.duration, summary)
-
+        files = TurnFiles(self.store.checkpoints, session_id, group_id, ctx, ledger=self.store.path)  # for /undo
         started: set[int] = set()
 
         def start(call: ToolCall) -> None:
             started.add(id(call))
-            sink.tool_call_start(call.name, call.arguments)
+            try:
+                files.before(call)
+            finally:  # a failed checkpoint is logged by dispatch; the progress line still shows
+                sink.tool_call_start(call.name, call.arguments)
+
+        def done(call: ToolCall, result: ToolResult) -> None:
+            try:
+                if id(call) in started:
+                    files.after(call)
+            finally:
+                if id(call) not in started:  # decided before running (unknown, invalid, refused): still a call
+                    sink.tool_call_start(call.name, call.arguments)
+                _report_done(sink, call, result)
 
         disabled = self.store.catalog.disabled_tools()
         return dispatch(
@@ -136,4 +144,23 @@ class ToolRunnerImpl:
             max_workers=self.max_workers,
             on_start=start,
             on_done=done,
+            on_output=_live_output(sink),
         )
+
+
+def _report_done(sink: EventSink, call: ToolCall, result: ToolResult) -> None:
+    summary = summarize(call.name, result.content, result.status)
+    sink.tool_call_done(call.name, call.arguments, result.status, result.duration, summary)
+
+
+@runtime_checkable
+class ToolProgressSink(Protocol):
+    """A sink that also shows a running call's output as it arrives (the terminal)."""
+
+    def tool_output(self, name: str, args_json: str, text: str) -> None: ...
+
+
+def _live_output(sink: EventSink) -> Callable[[ToolCall, str], None] | None:
+    if not isinstance(sink, ToolProgressSink):
+        return None
+    return lambda call, text: sink.tool_output(call.name, call.arguments, text)

@@ -35,6 +35,7 @@ _PROVIDER_ENV = (
     "SLOP_MODEL",
     "SLOP_PROVIDER",
     "SLOP_DB",
+    "SLOP_MCP_CONFIG",
     "VISUAL",
     "EDITOR",
     "NO_COLOR",

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-HEAVY = ("openai", "google.genai", "tiktoken")
+HEAVY = ("openai", "google.genai", "tiktoken", "mcp")
 
 
 @pytest.mark.parametrize("module", ["slop.cli", "slop.app", "slop.ui.repl", "slop.runbatch"])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from slop.commands import context, core, inspect, memo, model, review, session, skill
+from slop.commands import context, core, inspect, mcp, memo, model, review, session, skill, terminal
 from slop.commands.base import Registry
 
 
@@ -18,7 +18,9 @@ def build_registry() -> Registry:
             *skill.COMMANDS,
             *review.COMMANDS,
             *inspect.COMMANDS,
+            *mcp.COMMANDS,
             *model.COMMANDS,
+            *terminal.COMMANDS,
         ]
     )
     ref.append(registry)

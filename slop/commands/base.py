@@ -9,9 +9,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from slop.commands.meanings import meant
 from slop.errors import CommandError
 
 if TYPE_CHECKING:
+    from slop.mcptools.manager import McpManager
     from slop.orchestrator import EventSink, Orchestrator
     from slop.providers.registry import ProviderManager
     from slop.settings import Settings
@@ -76,6 +78,7 @@ class CommandContext:
     exit_requested: bool = False
     extras: dict[str, Any] = field(default_factory=dict)
     root: Path = field(default_factory=Path.cwd)
+    mcp: McpManager | None = None  # the session's MCP servers (None: none configured)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +137,8 @@ class Registry:
         if command is None:
             close = difflib.get_close_matches(name, self.names(), n=3, cutoff=0.5)
             prefix = [n for n in self.names() if n.startswith(name)] if len(name) > 1 else []
-            hints = list(dict.fromkeys(prefix[:3] + close))
+            by_meaning = meant(name, self.names())  # what other agents call it comes first
+            hints = by_meaning or list(dict.fromkeys(prefix[:3] + close))
             tip = f"; did you mean {' or '.join(hints)}?" if hints else "; /help lists the commands"
             raise CommandError(f"unknown command {name}{tip}")
         return command.handler(ctx, args.strip())

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from slop.commands import context_modes
+from slop.commands.bang import PENDING_KEY, with_outputs
 from slop.commands.base import Command, CommandContext, Proceed, parse_int, split_sub, usage_error
+from slop.commands.gids import ShortIds, find_gid, recent_short_ids
+from slop.commands.mentions import attach_mentions
+from slop.commands.undo import UNDO_USAGE, files_kept_notice, scratchpad_note, undo_cmd
 from slop.context.show import ShowContext, format_brief, format_prompt
-from slop.errors import CommandError, ConfigError
+from slop.errors import ConfigError
 from slop.parser import parse
 from slop.records import Role, Status
 
@@ -29,6 +33,9 @@ def context_cmd(ctx: CommandContext, args: str) -> Proceed | None:
 def _show(ctx: CommandContext, rest: str) -> None:
     """The next request as if NEXT MESSAGE (else a placeholder) were sent now."""
     flag, text = _show_args(rest)
+    if text:  # what sending it would add: @path attachments, waiting !!command outputs
+        text, _files = attach_mentions(ctx, text)
+        text = with_outputs(list(ctx.extras.get(PENDING_KEY, [])), text)
     preview = ctx.orchestrator.preview(ctx.session, text)
     if flag == "--raw":
         body = preview.wire_body()
@@ -92,15 +99,8 @@ def _rebuild(ctx: CommandContext, _: str) -> None:
 
 
 def resolve_gid(ctx: CommandContext, gid: str, usage: str) -> str:
-    """A GID of the current session, or a clear error (missing, unknown, other session's)."""
-    if not gid:
-        raise usage_error(usage, "missing GID (see /message list)")
-    if ctx.store.messages.group_exists(ctx.session, gid):
-        return gid
-    owner = ctx.store.messages.group_owner(gid)
-    if owner is not None:
-        raise CommandError(f"group {gid} belongs to session '{owner}', not '{ctx.session}'")
-    raise CommandError(f"no group {gid} in session '{ctx.session}' (see /message list)")
+    """A GID of the current session (whole, or a unique suffix), or a clear error."""
+    return find_gid(ctx, gid, usage)
 
 
 def _drop(ctx: CommandContext, rest: str) -> None:
@@ -137,8 +137,9 @@ def message_cmd(ctx: CommandContext, args: str) -> Proceed | None:
         _message_show(ctx, rest)
     elif sub == "remove":
         gid = resolve_gid(ctx, rest, "/message remove GID")
+        files_kept_notice(ctx, gid)
         result = ctx.store.remove_group(ctx.session, gid)
-        ctx.io.success(f"group {gid} deleted ({result.messages} messages){_scratchpad_note(result.scratchpad)}")
+        ctx.io.success(f"group {gid} deleted ({result.messages} messages){scratchpad_note(result.scratchpad)}")
     else:
         raise usage_error(MESSAGE_USAGE, f"unknown /message sub-command {sub!r}" if sub else "missing sub-command")
     return None
@@ -155,12 +156,12 @@ def _list(ctx: CommandContext, rest: str) -> None:
     # What the next request carries, whatever the mode (the same preview /context show prints).
     sent = {e.message.group_id for e in ctx.orchestrator.preview(ctx.session).prompt.history}
     rows = []
+    short = ShortIds.of(ctx)
     for g in groups:
         prompt = " ".join(g.prompt.split())
         state = "yes" if g.group_id in sent else ("no" if g.status == "active" else g.status)
-        rows.append(
-            [g.group_id, prompt[:50] + ("…" if len(prompt) > 50 else ""), str(g.tokens or "-"), str(g.messages), state]
-        )
+        shown = prompt[:50] + ("…" if len(prompt) > 50 else "")
+        rows.append([short(g.group_id), shown, str(g.tokens or "-"), str(g.messages), state])
     ctx.io.table(
         f"Last {len(groups)} group(s) of '{ctx.session}'", ["GID", "Prompt", "Tokens", "Msgs", "In context"], rows
     )
@@ -186,28 +187,6 @@ def _message_show(ctx: CommandContext, rest: str) -> None:
     ctx.io.view("\n\n".join(lines), ".md")
 
 
-def undo_cmd(ctx: CommandContext, args: str) -> Proceed | None:
-    result = ctx.store.undo(ctx.session)
-    if result is None:
-        ctx.io.info("nothing to undo")
-        return None
-    state = ctx.store.sessions.state(ctx.session)
-    ctx.io.success(
-        f"undid group {result.group_id} ({result.messages} messages){_scratchpad_note(result.scratchpad)}; "
-        + ("STATE is back to the previous one" if state else "no STATE remains")
-    )
-    return None
-
-
-def _scratchpad_note(outcome: str) -> str:
-    """What an undo / remove did to the scratchpad, in words."""
-    if outcome == "restored":
-        return "; scratchpad restored to the version before that group"
-    if outcome.startswith("kept: "):
-        return f"; scratchpad left as it is ({outcome.removeprefix('kept: ')} after that group)"
-    return ""
-
-
 def retry_cmd(ctx: CommandContext, args: str) -> Proceed | None:
     """Send the latest failed request again: its failed group goes, the text is a new turn."""
     failed = ctx.store.messages.latest_failed_request(ctx.session)
@@ -223,7 +202,7 @@ def _complete_context(ctx: CommandContext, words: list[str]) -> list[str]:
     if len(words) <= 1:
         return list(_CONTEXT_SUBS)
     if words[0] in ("drop", "restore", "pin", "unpin"):
-        return ctx.store.messages.last_group_ids(ctx.session, 20, include_hidden=True)
+        return recent_short_ids(ctx)
     if words[0] == "mode":
         return list(ctx.orchestrator.context.strategies)
     if words[0] == "show" and len(words) == 2:
@@ -235,7 +214,7 @@ def _complete_message(ctx: CommandContext, words: list[str]) -> list[str]:
     if len(words) <= 1:
         return ["list", "show", "remove"]
     if words[0] in ("show", "remove"):
-        return ctx.store.messages.last_group_ids(ctx.session, 20, include_hidden=True)
+        return recent_short_ids(ctx)
     return []
 
 
@@ -268,8 +247,8 @@ COMMANDS = (
     ),
     Command(
         "/undo",
-        "Delete the last group and roll back its STATE and scratchpad changes",
-        "/undo",
+        "Delete the last group, roll back its STATE and scratchpad, and (asked) the files it changed",
+        UNDO_USAGE,
         "Context & History",
         undo_cmd,
     ),

@@ -25,6 +25,8 @@ def help_markdown(registry: Registry) -> str:
         "| Enter | send |",
         "| Alt-Enter / Esc Enter / Ctrl-J | new line |",
         "| Esc (while a turn runs) | cancel the turn: the request and running tools stop |",
+        "| typing while a turn runs | each line ended with Enter is queued and runs next, in order |",
+        "| y / a / n at a question | answer at once (or type the word and Enter); Esc = no; Ctrl-C cancels the turn |",
         "| Ctrl-C | clear the line; cancel a running turn; twice at an empty prompt: exit |",
         "| Ctrl-D | exit |",
         "| Ctrl-R | search input history |",

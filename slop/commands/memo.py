@@ -19,8 +19,10 @@ from slop.errors import CommandError
 from slop.records import Memo
 from slop.store.memos import normalise_tags, tag_matches
 
-MEMO_USAGE = "/memo list|add [TAGS TEXT]|show ID|edit ID|remove ID|search QUERY"
-ADD_USAGE = "/memo add   (opens $EDITOR)   or   /memo add TAG1,TAG2 TEXT"
+MEMO_USAGE = "/memo list|add [--tags A,B] [TEXT]|show ID|edit ID|remove ID|search QUERY"
+ADD_USAGE = "/memo add   (opens $EDITOR)   or   /memo add [--tags A,B] TEXT with optional #tag words"
+_HASHTAG = re.compile(r"(?<!\S)#([\w][\w.-]*)")
+_TRAILING_HASHTAGS = re.compile(r"(?:\s+#[\w][\w.-]*)+\s*$")
 SEARCH_USAGE = "/memo search TAGS-OR-KEYWORDS   (commas separate tags)"
 _TAGS_LINE = re.compile(r"^\s*#\s*tags?\s*:(.*)$", re.IGNORECASE)
 TEMPLATE_HINT = (
@@ -78,16 +80,35 @@ def _list(ctx: CommandContext, rest: str) -> None:
     _table(ctx, f"Memos ({len(memos)})", memos)
 
 
+def inline_memo(text: str) -> tuple[list[str], str]:
+    """(tags, content) of `/memo add ...`: tags only when explicit (`--tags a,b` first, or
+    `#tag` words); a plain sentence is all content."""
+    tags: list[str] = []
+    words = text.strip()
+    if words.startswith("--tags"):
+        _, _, after = words.partition(" ")
+        tag_text, _, words = after.strip().partition(" ")
+        tags = split_tags(tag_text)
+        if not tags:
+            raise usage_error(ADD_USAGE, "--tags needs comma-separated tags, e.g. --tags python,packaging")
+    tags += normalise_tags(_HASHTAG.findall(words))
+    content = _TRAILING_HASHTAGS.sub("", words).strip() if _HASHTAG.search(words) else words.strip()
+    if not content:
+        raise usage_error(ADD_USAGE, "the memo text is missing (no arguments opens the editor)")
+    return list(dict.fromkeys(tags)), content
+
+
 def _add(ctx: CommandContext, rest: str) -> None:
     if rest:
-        tags_text, _, content = rest.partition(" ")
-        if not content.strip():
-            raise usage_error(ADD_USAGE, "give tags and the memo text, or no arguments to open the editor")
-        tags = split_tags(tags_text)
-        if not tags:
-            raise usage_error(ADD_USAGE, "the first word must be one or more comma-separated tags")
-        memo_id = ctx.memos.add(content.strip(), tags)
-        ctx.io.success(f"memo {memo_id} saved with tags {', '.join(tags)}")
+        tags, content = inline_memo(rest)
+        memo_id = ctx.memos.add(content, tags)
+        if tags:
+            ctx.io.success(f"memo {memo_id} saved with tags {', '.join(tags)}")
+        else:
+            ctx.io.warning(
+                f"memo {memo_id} saved without tags: retrieval finds memos by tag; add #tag words or "
+                f"--tags a,b next time (/memo edit {memo_id} adds them now)"
+            )
         return
     template = f"{TEMPLATE_HINT}\n{format_memo([], '')}"
     edited = ctx.io.edit(template, ".md")

@@ -47,20 +47,35 @@ def credentials_problem(kind: str, config: Any) -> str | None:
     return None
 
 
+def usable_kinds(config: Any) -> list[str]:
+    """The providers whose credentials are there: the only ones worth suggesting."""
+    kinds = config.kinds() if hasattr(config, "kinds") else PROVIDERS  # built-ins and config profiles
+    return [kind for kind in kinds if credentials_problem(kind, config) is None]
+
+
+def no_provider_advice(ctx: CommandContext, name: str) -> str:
+    """What to do without a provider; never a command that would fail next."""
+    usable = usable_kinds(ctx.providers.config)
+    if usable:
+        return "no provider is chosen; pick one: " + " or ".join(f"/model {k}:{name}" for k in usable)
+    return (
+        "no provider is configured: set OPENAI_API_KEY (or OPENAI_BASE_URL for a local server) or GEMINI_API_KEY, "
+        "then restart slop (or run `slop auth` for Gemini Code Assist)"
+    )
+
+
 def model_cmd(ctx: CommandContext, args: str) -> Proceed | None:
     manager = ctx.providers
     if not args.strip():
         if manager.kind is None:
-            ctx.io.info("no provider configured; set OPENAI_API_KEY or GEMINI_API_KEY, or use /model openai:NAME")
+            ctx.io.info(no_provider_advice(ctx, "NAME"))
         else:
             ctx.io.info(f"provider: {manager.kind} · model: {manager.label}")
         return None
     spec = args.strip()
     kind, name = split_spec(spec, manager.kind, manager.config)
     if kind is None:
-        raise CommandError(
-            "no provider is configured; name one: /model openai:NAME or /model gemini:NAME", usage=MODEL_USAGE
-        )
+        raise CommandError(no_provider_advice(ctx, name or "NAME"))
     if " " in name:
         raise CommandError(f"a model name has no spaces: {name!r}", usage=MODEL_USAGE)
     problem = credentials_problem(kind, manager.config)
@@ -118,7 +133,7 @@ def complete_model(ctx: CommandContext, words: list[str]) -> list[str]:
     options: list[str] = list(config.aliases)
     if current:
         options += cache.get(current, []) or [default_model(current, config)]
-    for kind in config.kinds():
+    for kind in usable_kinds(config):  # only providers a switch to would work
         options.append(f"{kind}:")
         options += [f"{kind}:{n}" for n in cache.get(kind, []) or [default_model(kind, config)] if n]
     return list(dict.fromkeys(o for o in options if o))

@@ -190,12 +190,15 @@ def _shell() -> list[str]:
     return [bash, "-c"] if bash else ["/bin/sh", "-c"]
 
 
-def run_user_command(command: str, cwd: Path, timeout: float) -> tuple[str, int | None, str]:
+def run_user_command(
+    command: str, cwd: Path, timeout: float, cancel: threading.Event | None = None
+) -> tuple[str, int | None, str]:
     """Run `command` in its own process group; (output, exit code, problem).
 
-    Ctrl-C (KeyboardInterrupt) stops the command's whole process group, as does the timeout."""
+    `cancel` (Esc in the terminal), Ctrl-C (KeyboardInterrupt) and the timeout stop the
+    command's whole process group."""
     sink = HeadTailSink(EXEC_OUTPUT_LIMIT)  # one sink: stdout and stderr interleave as they come
-    stop = threading.Event()
+    stop = cancel if cancel is not None else threading.Event()
     outcomes: list[ProcOutcome] = []
     failures: list[OSError] = []
 
@@ -239,7 +242,12 @@ def exec_cmd(ctx: CommandContext, args: str) -> Proceed | None:
     command = args.strip()
     if not command:
         raise usage_error(EXEC_USAGE, "which command?")
-    output, code, problem = run_user_command(command, ctx.root, ctx.settings.shell_timeout)
+    output, code, problem = run_user_command(command, ctx.root, ctx.settings.shell_timeout, ctx.cancel)
+    show_exec_result(ctx, command, output, code, problem)
+    return None
+
+
+def show_exec_result(ctx: CommandContext, command: str, output: str, code: int | None, problem: str) -> None:
     if output.strip():
         ctx.io.view(output.rstrip("\n"), ".txt")
     if problem:
@@ -248,7 +256,6 @@ def exec_cmd(ctx: CommandContext, args: str) -> Proceed | None:
         ctx.io.success("exit code 0")
     else:
         ctx.io.warning(_exit_text(code))
-    return None
 
 
 COMMANDS = (

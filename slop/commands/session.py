@@ -1,13 +1,16 @@
-"""/session: list, switch, remove, clear, clone sessions, and read or edit the scratchpad."""
+"""/session: list, switch, remove, clear, clone, export sessions, and read or edit the scratchpad."""
 
 from __future__ import annotations
 
 from slop.commands.base import Command, CommandContext, Proceed, split_sub, usage_error
+from slop.commands.export import FORMATS, export_session
 from slop.commands.helpers import check_name, plural
 from slop.errors import CommandError
 
 DEFAULT_SESSION = "default"
-SESSION_USAGE = "/session list|switch NAME|clone NAME|remove NAME|clear|scratchpad [read|edit]"
+SESSION_USAGE = (
+    "/session list|switch NAME|clone NAME|remove NAME|clear|scratchpad [read|edit]|export [md|html|jsonl] [FILE]"
+)
 SWITCH_USAGE = "/session switch NAME"
 REMOVE_USAGE = "/session remove NAME"
 CLONE_USAGE = "/session clone NAME"
@@ -159,6 +162,7 @@ _SUBS = {
     "clear": _clear,
     "clone": _clone,
     "scratchpad": _scratchpad,
+    "export": export_session,
 }
 
 
@@ -169,13 +173,15 @@ def _complete(ctx: CommandContext, words: list[str]) -> list[str]:
         return [str(r["id"]) for r in ctx.store.sessions.list()]
     if len(words) == 2 and words[0] == "scratchpad":
         return ["read", "edit"]
+    if len(words) == 2 and words[0] == "export":
+        return list(FORMATS)
     return []
 
 
 COMMANDS = (
     Command(
         "/session",
-        "Sessions: list, switch (creates), clone, clear, remove; read or edit the scratchpad",
+        "Sessions: list, switch (creates), clone, clear, remove, export; read or edit the scratchpad",
         SESSION_USAGE,
         "Session & Memory",
         session_cmd,

@@ -15,6 +15,7 @@ from slop.context.tokens import estimate
 from slop.context.truncate import TruncationConfig, limit_for, sandwich
 from slop.parser import parse
 from slop.records import (
+    ATTACHMENT_OPEN,
     HistoryEntry,
     Layer,
     Memo,
@@ -49,6 +50,7 @@ class Snapshot:
     files_read: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()  # what the strategy chose and why
     strategy_layer: str = ""  # e.g. the ranked strategy's "history has gaps" note
+    instructions: str = ""  # the project instruction files (AGENTS.md ...), already rendered
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +97,9 @@ def build_layers(snapshot: Snapshot, config: AssemblyConfig) -> list[Layer]:
         # The tools go out once, as the request's function definitions (counted apart,
         # see definitions_tokens), not repeated as a text layer.
         ("system prompt", config.system_prompt),
+        # Stable for a whole session (until the user edits a file): next to the system
+        # prompt so a provider's prompt cache keeps the prefix.
+        ("project instructions", snapshot.instructions),
         ("skills", L.skills_layer(snapshot.skills)),
         ("history guidelines", L.GUIDELINES),
         ("strategy", snapshot.strategy_layer),
@@ -128,6 +133,9 @@ def history_entries(history: list[Message], config: AssemblyConfig) -> list[Hist
         if msg.role == Role.ASSISTANT and msg.status == Status.INTERRUPTED:
             entries.append(HistoryEntry(msg, msg.content + INTERRUPTED_NOTE, own + config.count(INTERRUPTED_NOTE)))
             continue
+        if msg.role == Role.USER and ATTACHMENT_OPEN in msg.content:
+            entries.append(_cut(msg, own, config.truncation.attachment_limit))
+            continue
         if msg.role != Role.TOOL:
             entries.append(HistoryEntry(msg, msg.content, own))
             continue
@@ -136,13 +144,17 @@ def history_entries(history: list[Message], config: AssemblyConfig) -> list[Hist
             continue
         in_active = msg.id in rank_from_end
         limit = limit_for(rank_from_end.get(msg.id, 0), in_active, config.truncation)
-        text = sandwich(msg.content, limit, msg.id)
-        if text is msg.content:
-            entries.append(HistoryEntry(msg, text, own))
-        else:
-            scaled = max(1, round(own * len(text) / max(1, len(msg.content))))
-            entries.append(HistoryEntry(msg, text, scaled, truncated=True))
+        entries.append(_cut(msg, own, limit))
     return entries
+
+
+def _cut(msg: Message, own: int, limit: int) -> HistoryEntry:
+    """The row whole, or its head and tail around the query_db hint that pages the rest."""
+    text = sandwich(msg.content, limit, msg.id)
+    if text is msg.content:
+        return HistoryEntry(msg, text, own)
+    scaled = max(1, round(own * len(text) / max(1, len(msg.content))))
+    return HistoryEntry(msg, text, scaled, truncated=True)
 
 
 PAGED_TOOLS = ("query_db",)  # tools whose results are pages the model asked for

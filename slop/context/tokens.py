@@ -24,12 +24,44 @@ class Tokenizer:
         self._encode: Callable[[str], list[int]] | None = None
         self._loaded = False
         self._lock = threading.Lock()
+        self._loader: threading.Thread | None = None
+        self._deferred = False  # estimate until load_in_background() has loaded the encoding
         self.name = "estimate"
 
     @property
     def exact(self) -> bool:
+        if self._loading:
+            return False
         self._load()
         return self._encode is not None
+
+    @property
+    def _loading(self) -> bool:
+        return not self._loaded and (self._loader is not None or self._deferred)
+
+    def wait_loaded(self, timeout: float) -> None:
+        """Let a background load (and what runs after it) finish, e.g. before the ledger closes."""
+        if self._loader is not None:
+            self._loader.join(timeout)
+
+    def defer_loading(self) -> None:
+        """Never load on a count: estimate until `load_in_background` is called and done."""
+        self._deferred = True
+
+    def load_in_background(self, then: Callable[[], None] | None = None) -> None:
+        """Load the encoding on a thread; meanwhile `count` estimates instead of waiting
+        (the interactive start-up keeps the tokenizer off the first reply's path).
+        `then` runs once it is loaded, e.g. to count again what was estimated."""
+        if self._loader is not None or self._loaded:
+            return
+
+        def load() -> None:
+            self._load()
+            if then is not None:
+                then()
+
+        self._loader = threading.Thread(target=load, name="slop-tokenizer", daemon=True)
+        self._loader.start()
 
     def _load(self) -> None:
         if self._loaded:
@@ -47,6 +79,8 @@ class Tokenizer:
         stall a turn; an estimate within a few percent serves the budget as well."""
         if not text:
             return 0
+        if self._loading:
+            return estimate(text)
         self._load()
         if self._encode is None:
             return estimate(text)

@@ -23,6 +23,7 @@ class TruncationConfig:
     full_count: int = 5
     degraded_limit: int = 1000  # older results of the active group
     inactive_limit: int = 300  # results of every finished group
+    attachment_limit: int = 20_000  # a user message carrying @path attachments
 
 
 def sandwich(content: str, limit: int, message_id: int) -> str:

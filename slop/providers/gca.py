@@ -89,6 +89,10 @@ class CodeAssistProvider:
         )
 
     # ---- plumbing -------------------------------------------------------------------------
+    def warm(self) -> None:
+        """Build the HTTP client ahead of the first request."""
+        self._client()
+
     def _client(self) -> Any:
         with self._lock:
             if self._http is None:

@@ -245,6 +245,10 @@ class GeminiProvider:
     def where(self) -> str:
         return self.base_url or "the Gemini API"
 
+    def warm(self) -> None:
+        """Import the SDK and build the client ahead of the first request."""
+        self._sdk()
+
     def _sdk(self) -> Any:
         if self._client is None:
             if not self._api_key and not self.base_url:

@@ -51,6 +51,10 @@ class OpenAIProvider:
         self._timeout = timeout
         self._client: Any = None
 
+    def warm(self) -> None:
+        """Import the SDK and build the client ahead of the first request."""
+        self._sdk()
+
     def _sdk(self) -> Any:
         if self._client is None:
             import openai  # lazy: ~1 s to import

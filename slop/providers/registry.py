@@ -23,6 +23,25 @@ PROVIDERS: dict[str, str] = {
 }
 
 
+# The heavy modules each provider needs before its first request (imported at start-up,
+# on a background thread, while the prompt is drawn and the user types).
+SDK_MODULES: dict[str, tuple[str, ...]] = {
+    "openai": ("openai",),
+    "gemini": ("google.genai", "google.genai.types"),
+    "gemini_gca": ("httpx",),
+}
+
+
+def preload_sdk(kind: str | None) -> None:
+    """Import the provider's SDK now (a start-up thread calls this); errors surface later,
+    on the first request, where they are reported properly."""
+    for name in SDK_MODULES.get(kind or "", ()):
+        try:
+            importlib.import_module(name)
+        except Exception:  # the first request reports a missing or broken SDK
+            return
+
+
 @dataclass(frozen=True, slots=True)
 class ProviderConfig:
     """What a provider needs, without the Settings type (providers know no app)."""
@@ -178,6 +197,12 @@ class ProviderManager:
         if profile and self.kind not in PROVIDERS:
             return os.environ.get(profile.api_key_env, "") if profile.api_key_env else ""
         return self.config.openai_api_key
+    def warm(self) -> None:
+        """Build the provider and its SDK client now, so the first request does not pay for it."""
+        provider = self.current()
+        warm = getattr(provider, "warm", None)  # optional: providers without a client to build skip it
+        if callable(warm):
+            warm()
 
     @property
     def label(self) -> str:

@@ -9,6 +9,7 @@ from slop.errors import SessionBusy
 from slop.records import SessionDefaults, Status
 from slop.store.archive import ContextArchive
 from slop.store.catalog import Catalog
+from slop.store.checkpoints import Checkpoints
 from slop.store.db import Database
 from slop.store.memos import MEMO_SCHEMA, Memos, add_origin_columns
 from slop.store.messages import Messages
@@ -46,6 +47,7 @@ class Store:
         self.sessions = Sessions(db, defaults)
         self.usage = UsageLog(db, window)
         self.catalog = Catalog(db)
+        self.checkpoints = Checkpoints(db)
         self.turn_locks = TurnLocks(db)
         # Memos of the ledger itself (std::slop compatibility); the app normally
         # swaps in the user-level memo store from open_memo_store().
@@ -91,6 +93,7 @@ class Store:
         with self.db.transaction():
             scratchpad = self.sessions.restore_scratchpad_before(session_id, group_id)
             count = self.messages.delete_group(session_id, group_id)
+            self.checkpoints.forget(group_id)
             detail = f"{count} message(s) deleted" + (f"; scratchpad {scratchpad}" if scratchpad else "")
             self.archive.log(session_id, event, detail, group_id)
         return UndoResult(group_id, count, scratchpad == "restored", scratchpad)

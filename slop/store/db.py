@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -36,10 +37,31 @@ class Database:
         self._conn.row_factory = sqlite3.Row
         self.lock = threading.RLock()
         self._depth = 0
-        self.execute("PRAGMA journal_mode=WAL")
+        try:
+            self._enter_wal()
+        except StoreError as exc:  # not a database, or not readable: say which file and what to do
+            self._conn.close()
+            raise StoreError(
+                f"cannot use {path} as the ledger ({exc.__cause__ or exc}); pass --db with another path"
+            ) from None
         self.execute("PRAGMA synchronous=NORMAL")
         self.execute("PRAGMA foreign_keys=ON")
         self.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+
+    def _enter_wal(self) -> None:
+        """Switch to WAL. On a fresh ledger opened by several processes at once, SQLite
+        answers "database is locked" here without waiting for the busy timeout (the
+        switch needs an exclusive lock and waiting could deadlock), so retry until then."""
+        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+        while True:
+            try:
+                self.execute("PRAGMA journal_mode=WAL")
+                return
+            except StoreError as exc:
+                busy = isinstance(exc.__cause__, sqlite3.OperationalError) and "locked" in str(exc.__cause__)
+                if not busy or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
 
     def close(self) -> None:
         with self.lock:

@@ -272,6 +272,27 @@ class Messages:
             self._db.execute("DELETE FROM session_state WHERE session_id=? AND group_id=?", (session_id, group_id))
             return cur.rowcount
 
+    def last_id(self) -> int:
+        return int(self._db.scalar("SELECT MAX(id) FROM messages") or 0)
+
+    def recount(self, after_id: int) -> int:
+        """Count again the rows stored after `after_id` (counted with an estimate while the
+        tokenizer was loading); a row's `tokens` follows unless the API reported it."""
+        rows = self._db.query("SELECT id, content, tokens, content_tokens FROM messages WHERE id > ?", (after_id,))
+        with self._db.transaction():
+            for row in rows:
+                own = self._count(row["content"] or "")
+                tokens = own if row["tokens"] == row["content_tokens"] else row["tokens"]
+                self._db.execute("UPDATE messages SET content_tokens=?, tokens=? WHERE id=?", (own, tokens, row["id"]))
+        return len(rows)
+
+    def first_prompt(self, session_id: str) -> str:
+        """The session's first user message ("" when none): how people recognise a session."""
+        value = self._db.scalar(
+            "SELECT content FROM messages WHERE session_id=? AND role='user' ORDER BY id LIMIT 1", (session_id,)
+        )
+        return str(value or "")
+
 
 def _storable(msg: NewMessage) -> NewMessage:
     """The message with every text field UTF-8-encodable (see slop.textsafe): SQLite

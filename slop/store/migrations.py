@@ -110,12 +110,29 @@ def m004_call_ids(db: Database) -> None:
     add_column_if_missing(db, "messages", "call_ids", "TEXT")
 
 
+# Files a turn changed, with their content before and after it, so /undo can put them back.
+M006_FILE_CHECKPOINTS = """
+CREATE TABLE IF NOT EXISTS file_checkpoints (
+    id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    group_id TEXT NOT NULL,
+    path TEXT NOT NULL,
+    before BLOB,
+    after BLOB,
+    note TEXT NOT NULL DEFAULT '',
+    created_at DATETIME DEFAULT CURRENT_TIMESTAMP,
+    UNIQUE (group_id, path)
+);
+CREATE INDEX IF NOT EXISTS file_checkpoints_group ON file_checkpoints (group_id);
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     M001_INITIAL,
     M002_HISTORY_SEARCH,
     M003_CONTEXT_ARCHIVE,
     m004_call_ids,
     m005_integrity,
+    M006_FILE_CHECKPOINTS,
 )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from slop.errors import StoreError
@@ -13,6 +14,19 @@ from slop.store.session_sql import ENSURE_SESSION
 _SETTING_KEYS = ("provider", "model", "context_mode", "budget", "throttle")
 DEFAULT_WINDOW = 5
 LARGEST_SETTING = 1_000_000_000  # beyond any real window, budget or pause; keeps SQLite and timers in range
+
+
+@dataclass(frozen=True, slots=True)
+class SessionOverview:
+    """One line of `slop logs`."""
+
+    name: str
+    messages: int
+    tokens: int  # the stored rows' own sizes
+    last_activity: str
+    first_prompt: str
+    billed_tokens: int  # what the providers reported in the usage table
+    cost: float | None  # None: the usage table records no cost
 
 
 class Sessions:
@@ -61,6 +75,24 @@ class Sessions:
             " LEFT JOIN messages m ON m.session_id = s.id GROUP BY s.id ORDER BY last DESC NULLS LAST, s.id"
         )
         return [dict(r) for r in rows]
+
+    def overview(self, limit: int) -> list[SessionOverview]:
+        """The `limit` most recently active sessions with their first prompt, size and
+        the usage the providers billed (and its cost, when the usage table records one)."""
+        has_cost = any(r[1] == "cost" for r in self._db.query("PRAGMA table_info(usage)"))
+        cost = "(SELECT SUM(cost) FROM usage u WHERE u.session_id = s.id)" if has_cost else "NULL"
+        rows = self._db.query(
+            "SELECT s.id, COUNT(m.id), COALESCE(SUM(m.content_tokens), 0), MAX(m.created_at),"
+            " (SELECT content FROM messages f WHERE f.session_id = s.id AND f.role = 'user' ORDER BY f.id LIMIT 1),"
+            " (SELECT SUM(total_tokens) FROM usage u WHERE u.session_id = s.id),"
+            f" {cost}"
+            " FROM (SELECT DISTINCT session_id AS id FROM messages) s JOIN messages m ON m.session_id = s.id"
+            " GROUP BY s.id ORDER BY MAX(m.id) DESC LIMIT ?",
+            (limit,),
+        )
+        return [
+            SessionOverview(r[0], int(r[1]), int(r[2]), str(r[3] or ""), r[4] or "", int(r[5] or 0), r[6]) for r in rows
+        ]
 
     # ---- settings ------------------------------------------------------------------
     def set_context_size(self, session_id: str, n: int) -> None:

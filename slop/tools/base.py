@@ -70,6 +70,7 @@ class ToolContext:
     output_cap: int = 1 << 20  # bytes of a command's stream kept whole; beyond, the middle is cut
     secrets: tuple[str, ...] = ()  # values redacted from every tool output
     on_file_read: Callable[[str], None] | None = None  # tracks "files already read"
+    on_output: Callable[[str], None] | None = None  # output of the running call, as it arrives (live view)
     read_only: bool = False  # --read-only: also refuse what persists beyond the session (memos)
     pass_env: tuple[str, ...] = ()  # key variables execute_bash may still see (--pass-env)
 
@@ -99,6 +100,7 @@ class ErrorCode:
     PERMISSION_DENIED = "PERMISSION_DENIED"
     DEADLINE_EXCEEDED = "DEADLINE_EXCEEDED"
     UNKNOWN_TOOL = "UNKNOWN_TOOL"
+    UNAVAILABLE = "UNAVAILABLE"  # an MCP server that is not running
     INTERNAL = "INTERNAL"
 
 

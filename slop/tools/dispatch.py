@@ -13,7 +13,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from slop.errors import Cancelled, ToolError
@@ -35,6 +35,7 @@ log = logging.getLogger(__name__)
 
 OnStart = Callable[[ToolCall], None]
 OnDone = Callable[[ToolCall, ToolResult], None]
+OnOutput = Callable[[ToolCall, str], None]
 
 REFUSED_TEXT = error_text("PERMISSION_DENIED", "the user refused this call")
 _LOST = error_text("INTERNAL", "the call produced no result")  # defensive: should never be seen
@@ -59,6 +60,7 @@ def dispatch(
     max_workers: int = 4,
     on_start: OnStart | None = None,
     on_done: OnDone | None = None,
+    on_output: OnOutput | None = None,
 ) -> list[ToolResult]:
     """Run `calls` and return one result per call, in call order.
 
@@ -71,7 +73,7 @@ def dispatch(
             _notify_done(on_done, job.call, job.result)
     runnable = [job for job in jobs if job.result is None]
     if runnable:
-        _run_parallel(runnable, ctx, max(1, max_workers), on_start, on_done)
+        _run_parallel(runnable, ctx, max(1, max_workers), on_start, on_done, on_output)
     return [job.result or _finish(job.call, _LOST, Status.ERROR, ctx) for job in jobs]
 
 
@@ -137,10 +139,15 @@ def _ask(approver: Approver, job: _Job, ctx: ToolContext) -> ToolResult | None:
 
 
 def _run_parallel(
-    jobs: list[_Job], ctx: ToolContext, workers: int, on_start: OnStart | None, on_done: OnDone | None
+    jobs: list[_Job],
+    ctx: ToolContext,
+    workers: int,
+    on_start: OnStart | None,
+    on_done: OnDone | None,
+    on_output: OnOutput | None = None,
 ) -> None:
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="slop-tool") as pool:
-        futures = [pool.submit(_run_job, job, ctx, on_start, on_done) for job in jobs]
+        futures = [pool.submit(_run_job, job, _job_context(ctx, job, on_output), on_start, on_done) for job in jobs]
         try:
             wait(futures)
         except KeyboardInterrupt:
@@ -148,6 +155,21 @@ def _run_parallel(
             # still return a result for every call.
             ctx.cancel.set()
             wait(futures)
+
+
+def _job_context(ctx: ToolContext, job: _Job, on_output: OnOutput | None) -> ToolContext:
+    """The call's own context: its live output goes to `on_output` tagged with the call."""
+    if on_output is None:
+        return ctx
+    call = job.call
+
+    def emit(text: str) -> None:
+        try:
+            on_output(call, text)
+        except Exception:  # the live view must never break a tool
+            log.exception("on_output callback failed")
+
+    return replace(ctx, on_output=emit)
 
 
 def _run_job(job: _Job, ctx: ToolContext, on_start: OnStart | None, on_done: OnDone | None) -> None:

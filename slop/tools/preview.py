@@ -5,9 +5,12 @@ from __future__ import annotations
 import difflib
 
 MAX_PREVIEW_LINES = 80
+NEW_FILE_LINES = 20  # a new file is shown by its first lines
 
 
 def unified_diff(old: str, new: str, name: str, max_lines: int = MAX_PREVIEW_LINES) -> str:
+    if not old:
+        max_lines = min(max_lines, NEW_FILE_LINES + 3)  # the ---/+++/@@ header, then the first lines
     lines = list(
         difflib.unified_diff(
             old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{name}", f"b/{name}", n=2

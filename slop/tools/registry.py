@@ -1,11 +1,15 @@
 """The tools slop offers the model, looked up by name in a stable order.
 
 The order is the order the model sees them in, so it is fixed here (file
-tools first) rather than left to dict or import order.
+tools first) rather than left to dict or import order. MCP servers add and
+replace their tools from a background thread while turns read the registry, so
+every change builds a new dict (copy-on-write): a reader always sees one
+consistent set, without taking a lock.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -47,14 +51,28 @@ class ToolRegistry:
 
     def __init__(self, tools: Iterable[Tool] | None = None) -> None:
         self._tools: dict[str, Tool] = {}
+        self._write = threading.Lock()  # writers only; readers use whichever dict is current
         for tool in default_tools() if tools is None else tools:
             self.add(tool)
 
     def add(self, tool: Tool) -> None:
-        name = tool.spec.name
-        if name in self._tools:
-            raise ValueError(f"a tool named {name!r} is already registered")
-        self._tools[name] = tool
+        with self._write:
+            name = tool.spec.name
+            if name in self._tools:
+                raise ValueError(f"a tool named {name!r} is already registered")
+            self._tools = {**self._tools, name: tool}
+
+    def replace_prefixed(self, prefix: str, tools: Iterable[Tool]) -> None:
+        """Swap every tool whose name starts with `prefix` for `tools` (an MCP server's
+        set after it (re)connects); the new ones go last, in the given order."""
+        new = list(tools)
+        with self._write:
+            kept = {n: t for n, t in self._tools.items() if not n.startswith(prefix)}
+            for tool in new:
+                if not tool.spec.name.startswith(prefix) or tool.spec.name in kept:
+                    raise ValueError(f"cannot register {tool.spec.name!r} under {prefix!r}")
+                kept[tool.spec.name] = tool
+            self._tools = kept
 
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)

@@ -6,14 +6,16 @@ instead of hanging; the whole process group is killed on timeout or cancel.
 
 from __future__ import annotations
 
+import codecs
 import signal
+from collections.abc import Callable
 from typing import Any
 
 from slop.errors import Cancelled
 from slop.records import ToolSpec
 from slop.tools.base import ErrorCode, Tool, ToolContext, ToolFailure, ToolOutput, error_text
 from slop.tools.childenv import child_environment
-from slop.tools.proc import ProcOutcome, run_process
+from slop.tools.proc import ProcOutcome, Sink, run_process
 from slop.tools.sinks import HeadTailSink
 
 
@@ -37,6 +39,22 @@ def format_streams(stdout: str, stderr: str) -> str:
     return "\n".join(parts) if parts else "(no output)"
 
 
+class TeeSink:
+    """Keeps the output for the result and also passes it on as text, live."""
+
+    def __init__(self, inner: Sink, live: Callable[[str], None] | None) -> None:
+        self.inner = inner
+        self.live = live
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+
+    def feed(self, chunk: bytes) -> None:
+        self.inner.feed(chunk)
+        if self.live is not None:
+            text = self._decoder.decode(chunk)
+            if text:
+                self.live(text)
+
+
 def execute_bash(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     command: str = args["command"]
     stdin = args.get("input")
@@ -49,8 +67,8 @@ def execute_bash(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
             cwd=ctx.root,
             cancel=ctx.cancel,
             timeout=ctx.shell_timeout,
-            stdout=out,
-            stderr=err,
+            stdout=TeeSink(out, ctx.on_output),
+            stderr=TeeSink(err, ctx.on_output),
             stdin_data=stdin.encode("utf-8") if stdin is not None else None,
             env=child_environment(ctx.pass_env),
         )

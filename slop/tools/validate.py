@@ -104,10 +104,15 @@ def _check_object(value: Any, schema: dict[str, Any], path: str) -> Args:
     props: dict[str, Any] = schema.get("properties", {})
     prefix = f"{path}." if path else ""
     unknown = [k for k in value if k not in props]
-    if unknown and schema.get("additionalProperties", False) is False:
+    extra = schema.get("additionalProperties", False)
+    if unknown and extra is False:
         accepted = ", ".join(props) or "no fields"
         raise _Invalid(f"unknown field '{prefix}{unknown[0]}' (accepted: {accepted})")
-    result: Args = {}
+    # Fields the schema allows beyond its properties (free-form maps in MCP schemas) are
+    # kept, checked against `additionalProperties` when that is a schema.
+    result: Args = {
+        k: _check(value[k], extra, f"{prefix}{k}") if isinstance(extra, dict) else value[k] for k in unknown
+    }
     for name, sub in props.items():
         if value.get(name) is None:
             continue  # absent or explicit null: both mean "not given"

@@ -1,14 +1,16 @@
 """Tab completion generated from the command registry: commands, sub-commands, and
-whatever a command's completer offers (GIDs, sessions, skills, models)."""
+whatever a command's completer offers (GIDs, sessions, skills, models); paths after `@`."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from pathlib import Path
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
 from slop.commands.base import CommandContext, Registry
+from slop.commands.mentions import complete_mention
 
 
 class CommandCompleter(Completer):
@@ -18,6 +20,10 @@ class CommandCompleter(Completer):
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
         text = document.text_before_cursor
+        word = text.rsplit(None, 1)[-1] if text.strip() and not text[-1].isspace() else ""
+        if word.startswith("@") and not text.startswith("/"):
+            yield from self._paths(word[1:])
+            return
         if not text.startswith("/") or "\n" in text:
             return
         if " " not in text:
@@ -44,6 +50,12 @@ class CommandCompleter(Completer):
         for option in options:
             if option.startswith(current):
                 yield Completion(option, -len(current))
+
+    def _paths(self, partial: str) -> Iterable[Completion]:
+        """`@path` mentions: files and folders, from the project root."""
+        allowed = tuple(Path(p) for p in self.ctx.settings.allow_paths)
+        for option in complete_mention(self.ctx.root, allowed, partial):
+            yield Completion(option, -len(partial))
 
 
 class LazyCompleter(Completer):

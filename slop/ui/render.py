@@ -17,8 +17,7 @@ from typing import Any
 
 from rich import box
 from rich.cells import cell_len, set_cell_size
-from rich.console import Console, Group, RenderableType
-from rich.live import Live
+from rich.console import Console, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -37,8 +36,11 @@ from slop.ui.stream import (
     SlopMarkdown,
     prefixed,
 )
+from slop.ui.toolview import LiveTools, printable
 
 ARG_VALUE_CELLS = 60  # longest shown value of one tool argument
+DETAIL_LINES_NORMAL = 5  # lines of a finished command's output shown under it (/verbose normal)
+VERBOSITY = ("quiet", "normal", "full")
 
 OK_STATUSES = frozenset({"ok", "completed", "success", "done"})
 ERROR_STATUSES = frozenset({"error", "failed", "failure"})
@@ -131,8 +133,8 @@ class Renderer:
         self._answer: MarkdownStream | None = None
         self._reasoning: ReasoningStream | None = None
         self._budget = DisplayBudget()
-        self._pending: list[tuple[str, str]] = []  # running tool calls (name, args)
-        self._tools_live: Live | None = None
+        self.verbosity = "normal"  # quiet | normal | full: how much of a finished tool's output shows
+        self._live = LiveTools(console, self.running_line, plain=self.is_plain)
         self._answer_clean = DeltaSanitiser()
         self._reasoning_clean = DeltaSanitiser()
 
@@ -166,12 +168,14 @@ class Renderer:
     # --------------------------------------------------------- assistant replies
 
     def assistant_start(self) -> None:
-        """A new reply begins (reasoning and answer deltas follow)."""
+        """A new reply begins (reasoning and answer deltas follow): "waiting for model…" until they do."""
         self._end_streams()
         self._budget.reset()
+        self._live.wait_for_model()
 
     def reasoning_delta(self, text: str) -> None:
         """A piece of the model's reasoning: shown dim and italic, not as markdown."""
+        self._live.model_answered()
         if not (text := self._budget.take(text)):
             return
         if self._answer is not None:  # reasoning after some answer text
@@ -184,6 +188,7 @@ class Renderer:
 
     def assistant_delta(self, text: str) -> None:
         """A piece of the answer, rendered as streaming markdown."""
+        self._live.model_answered()
         if not (text := self._budget.take(text)):
             return
         self._finish_reasoning()
@@ -194,6 +199,7 @@ class Renderer:
 
     def assistant_end(self, tokens: int | None, interrupted: bool = False) -> None:
         """The reply is over: render the rest, then a dim ``· N tokens`` line."""
+        self._live.model_answered()
         self._finish_reasoning(separate=False)
         answer, self._answer = self._answer, None
         if answer is not None:
@@ -242,22 +248,29 @@ class Renderer:
     # ----------------------------------------------------------------- tools
 
     def tool_call_start(self, name: str, args_json: str) -> None:
-        """A tool call begins: on a terminal, a transient line shows it running."""
+        """A tool call begins: on a terminal, a live line shows it running, with its time."""
         with self._lock:
             self._end_streams()
-            self._pending.append((name, args_json))
-            self._show_pending()
+            self._live.start((name, args_json))
+
+    def tool_output(self, name: str, args_json: str, text: str) -> None:
+        """Output of a running call as it arrives: its last lines show under its live line."""
+        self._live.output((name, args_json), text)
 
     def tool_call_done(self, name: str, args_json: str, status: str, duration: float, summary: str) -> None:
-        """The one line of a finished tool call: icon, name, args, status, time."""
+        """The line of a finished tool call (icon, name, args, status, time, the summary's first
+        line), then as many of the summary's other lines as /verbose allows."""
         with self._lock:
-            if (name, args_json) in self._pending:
-                self._pending.remove((name, args_json))
-            line = self.tool_line(name, args_json, status, duration, summary)
-            if not self._pending:
-                self._close_tools_live()
-            self._print_line(line)
-            self._show_pending()
+            self._live.finish((name, args_json))
+            self._print_line(self.tool_line(name, args_json, status, duration, summary))
+            lines = summary.strip("\n").splitlines()
+            details = lines[1:] if status.strip().lower() in OK_STATUSES else []
+            shown = {"quiet": 0, "normal": DETAIL_LINES_NORMAL}.get(self.verbosity, len(details))
+            if details and shown:
+                cut = details[-shown:]
+                more = len(details) - len(cut)
+                lead = [Text(f"    … {more} earlier lines", style="dim")] if more else []
+                self.print(*lead, *(Text("    " + printable(line), style="dim") for line in cut))
 
     def tool_line(self, name: str, args_json: str, status: str, duration: float, summary: str) -> Text:
         """The line for a tool call, cut to the console width with ….
@@ -286,10 +299,11 @@ class Renderer:
         )
         return self._clipped(line)
 
-    def running_line(self, name: str, args_json: str) -> Text:
-        """The transient line of a running tool call."""
+    def running_line(self, name: str, args_json: str, elapsed: float | None = None) -> Text:
+        """The live line of a running tool call: elapsed time and how to stop it."""
         lead = f"{self.icons.tool} "
-        tail = f"  {self.icons.running}"
+        took = f"  {self.icons.running} {format_duration(elapsed)} · Esc to cancel" if elapsed is not None else ""
+        tail = took or f"  {self.icons.running}"
         room = self.width - cell_len(lead) - cell_len(tail)
         name = clip(visible(name, strict=True), max(room, 1))
         room -= cell_len(name)
@@ -308,35 +322,11 @@ class Renderer:
             return self.icons.cancelled, "yellow"
         return key or "?", "dim"
 
-    def _show_pending(self) -> None:
-        if self.is_plain or not self._pending:
-            return
-        lines = Group(*(self.running_line(name, args) for name, args in self._pending))
-        if self._tools_live is None:
-            self._tools_live = Live(
-                lines,
-                console=self.console,
-                auto_refresh=False,
-                transient=True,
-                redirect_stdout=False,
-                redirect_stderr=False,
-                vertical_overflow="crop",
-            )
-            self._tools_live.start(refresh=True)
-        else:
-            self._tools_live.update(lines, refresh=True)
-
-    def _close_tools_live(self) -> None:
-        live, self._tools_live = self._tools_live, None
-        if live is not None:
-            live.update(Text(""))
-            live.stop()
-
     def close(self) -> None:
         """Close every live region (call before prompting the user)."""
         with self._lock:
             self._end_streams()
-            self._close_tools_live()
+            self._live.close()
 
     # ---------------------------------------------------------------- notices
 

@@ -12,10 +12,12 @@ import os
 import sys
 import threading
 import time
+from collections import deque
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.application.current import get_app_or_none
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory
@@ -26,11 +28,12 @@ from slop.approval import ApprovalPolicy
 from slop.boot import Boot, boot
 from slop.context.budget import prompt_budget
 from slop.debuglog import one_line, write_crash_log
-from slop.errors import Terminated
+from slop.errors import Cancelled, Terminated
+from slop.providers.registry import preload_sdk
 from slop.records import Role, Status, ToolCall
 from slop.settings import Settings, private_file
 from slop.ui.completion import LazyCompleter
-from slop.ui.keys import TurnKeys
+from slop.ui.keys import Question, TurnKeys
 from slop.ui.sanitise import HIDDEN_WARNING, has_hidden, visible
 from slop.ui.signals import ExitSignals
 
@@ -43,8 +46,12 @@ if TYPE_CHECKING:
 
 DOUBLE_CTRL_C_SECONDS = 2.0
 BUILD_DELAY_SECONDS = 0.05  # let the first prompt render before the heavy imports start
+PROMPT_DRAW_SECONDS = 1.0  # the SDK import waits at most this long for the first prompt
 REPLAY_LINES = 8
-NO_PROVIDER_HINT = "no model provider configured: set OPENAI_API_KEY (or OPENAI_BASE_URL) or GEMINI_API_KEY"
+NO_PROVIDER_HINT = (
+    "no provider — set OPENAI_API_KEY (or OPENAI_BASE_URL for a local server) or GEMINI_API_KEY and restart; "
+    "slash commands work meanwhile"
+)
 DIM, CYAN, GREEN, YELLOW, RESET = "\x1b[2m", "\x1b[36m", "\x1b[1;32m", "\x1b[33m", "\x1b[0m"
 
 
@@ -66,20 +73,34 @@ class Repl:
         self.out: IO[str] = console.file if console is not None else sys.stdout
         self._color = not (settings.no_color or os.environ.get("NO_COLOR")) and self.out.isatty()
         self.boot: Boot = boot(settings)
+        self.boot.tokenizer.defer_loading()  # loaded in a quiet moment, never on the first reply's path
+        # The SDK import (~1 s) gets its thread now and starts once the first prompt is drawn:
+        # measured, overlapping the drawing delays the prompt ~50 ms and the first reply no less.
+        self._prompt_drawn = threading.Event()
+        threading.Thread(target=self._preload_sdk, name="slop-sdk", daemon=True).start()
+        self._busy = False  # an input is running (the tokenizer waits for a quiet moment)
+        self._inputs = 0  # inputs run so far: only the first may use estimated token counts
         self.keys: TurnKeys | None = None
         self.policy = ApprovalPolicy(
-            settings.approval, self._ask_approval, self._warn, per_tool=settings.config.tool_approvals()
+            settings.approval,
+            self._ask_approval,
+            self._warn,
+            show=self._show_change,
+            per_tool=settings.config.tool_approvals(),
         )
         self._app: App | None = None
         self._io: TerminalIO | None = None
         self._ready = threading.Event()
+        self._warmed = threading.Event()  # the background build and warm-up are over
         self._started = False
         self._error: BaseException | None = None
         self._last_ctrl_c = 0.0
-        self._typed_ahead = ""
+        self._typed_ahead = ""  # typed during the last input without Enter: the next prompt's text
+        self._queued: deque[str] = deque()  # lines typed with Enter during the last input
         self.signals = ExitSignals(self._leave_prompt)  # SIGTERM / SIGHUP: cancel the turn like Esc, then exit
         self._next_request: int | None = None  # tokens of the next request (modeline ctx)
         self._server_announced = False  # the local server's context size was shown
+        self._session: PromptSession[str] | None = None
 
     # ---- the application, built in the background ----------------------------------
     def start_building(self, delay: float = 0.0) -> None:
@@ -90,7 +111,12 @@ class Repl:
         thread.daemon = True
         thread.start()
 
+    def _preload_sdk(self) -> None:
+        self._prompt_drawn.wait(timeout=PROMPT_DRAW_SECONDS)
+        preload_sdk(self.boot.provider_kind)
+
     def _build(self) -> None:
+        self._prompt_drawn.set()  # the build starts once the first prompt is on screen
         try:
             from slop.app import build
             from slop.ui.console import make_console
@@ -98,13 +124,19 @@ class Repl:
             from slop.ui.terminal_io import TerminalIO
 
             console = self._console or make_console(no_color=self.settings.no_color)
-            self._io = TerminalIO(console, Renderer(console), interactive=True, editor=self.settings.editor)
-            self._app = build(self.settings, self._io, self._io.renderer, self.policy, self.boot)
+            self._io = TerminalIO(
+                console, Renderer(console), interactive=True, editor=self.settings.editor, keys=lambda: self.keys
+            )
+            self._io.verbosity = self.settings.verbosity
+            self._app = build(self.settings, self._io, self._io.renderer, self.policy, self.boot, notify=self._notice)
         except BaseException as exc:
             self._error = exc
         finally:
             self._ready.set()
-        self._warm_up()
+        try:
+            self._warm_up()
+        finally:
+            self._warmed.set()
 
     @property
     def app(self) -> App:
@@ -124,6 +156,7 @@ class Repl:
     def close(self) -> None:
         if self._started:
             self._ready.wait(timeout=30)
+            self._warmed.wait(timeout=30)  # it may still start the tokenizer, which writes to the ledger
         if self._app is not None:
             self._app.close()
         else:
@@ -132,20 +165,24 @@ class Repl:
     # ---- the loop ------------------------------------------------------------------
     def loop(self) -> int:
         self._banner()
-        session = self._prompt_session()
+        session = self._session = self._prompt_session()
         self.start_building(BUILD_DELAY_SECONDS)
         while True:
             if self._app is not None:
                 self.io.renderer.close()  # no live region may linger under the prompt
-            try:
-                line = session.prompt(default=self._typed_ahead)
-            except EOFError:
-                break
-            except KeyboardInterrupt:
-                continue
-            except Terminated:
-                break
-            self._typed_ahead = ""
+            if self._queued:
+                line = self._queued.popleft()
+                self._echo_queued(line, session)
+            else:
+                try:
+                    line = session.prompt(default=self._typed_ahead)
+                except EOFError:
+                    break
+                except KeyboardInterrupt:
+                    continue
+                except Terminated:
+                    break
+                self._typed_ahead = ""
             if self._run_guarded(line) == "exit" or self.signals.received is not None:
                 break
         if self.signals.received is not None:
@@ -177,19 +214,42 @@ class Repl:
         )
 
     def _run(self, line: str) -> Outcome:
+        if self._inputs and self._app is not None:
+            # from the second input on, counts are exact: a load begun after the first one
+            # (or during it) has had the user's typing time; usually nothing is left to wait for
+            self._app.tokenizer.wait_loaded(timeout=30)
+        self._inputs += 1
+        self._busy = True
+        try:
+            return self._run_input(line)
+        finally:
+            self._busy = False
+            self._load_tokenizer_when_idle()
+
+    def _run_input(self, line: str) -> Outcome:
         ctx = self.app.ctx
         self._announce_server()
         ctx.cancel.clear()
-        cancelling = TurnKeys(ctx.cancel, lambda key: self.io.warning(f"[{key}] cancelling…"))
-        with self.signals.turn(ctx.cancel), cancelling as keys:
+        keys = TurnKeys(
+            ctx.cancel,
+            on_cancel=lambda key: self.io.warning(f"[{key}] cancelling…"),
+            on_queued=lambda queued: self.io.info(f"queued: {queued}  (runs after this one)"),
+        )
+        with self.signals.turn(ctx.cancel), keys:
             self.keys = keys
             try:
                 outcome = self.app.engine.handle(line)
             finally:
                 self.keys = None
-        self._typed_ahead = keys.typed
+        self._queued.extend(keys.queued)
+        self._typed_ahead = keys.partial
         self._measure_next_request()  # after a turn or any surgery: ctx is the next request
         return outcome
+
+    def _echo_queued(self, line: str, session: PromptSession[str]) -> None:
+        """A queued line runs as if typed at the prompt: shown, and in the history."""
+        self._write(f"> {line}", GREEN)
+        session.history.append_string(line)
 
     def _measure_next_request(self) -> None:
         if self._app is None:
@@ -261,9 +321,16 @@ class Repl:
             size = last.prompt_tokens if last else 0
         fill = f"{_k(size)}/{_k(budget)}"
         total = _k(store.usage.session_total(session))
-        text = (
-            f"slop <W:{window} M:{label} P:{skills} S:{session} T:{info.throttle:g}s> "
-            f"mode:{info.context_mode} ctx {fill} · session {total} tok"
+        text = fit_modeline(
+            [
+                f"slop <W:{window} M:{label} P:{skills} S:{session} T:{info.throttle:g}s> "
+                f"mode:{info.context_mode} ctx {fill} · session {total} tok",
+                f"slop <W:{window} M:{label} S:{session}> {info.context_mode} ctx {fill} · {total} tok",
+                f"slop <W:{window} M:{label} S:{session}> ctx {fill}",
+                f"slop <W:{window} M:{label}> ctx {fill}",
+                f"slop <W:{window}> ctx {fill}",
+            ],
+            _columns(),
         )
         parts = [("", text)]
         if time.monotonic() - self._last_ctrl_c < DOUBLE_CTRL_C_SECONDS:
@@ -284,20 +351,39 @@ class Repl:
         server = self.boot.server
         return server.context_for(label) if server else 0
 
-    # ---- approvals -----------------------------------------------------------------
+    # ---- approvals and background notices ------------------------------------------
     def _warn(self, text: str) -> None:
         self.io.warning(text)
 
+    def _notice(self, text: str) -> None:
+        """A warning from a background thread (an MCP server that failed or died): above the
+        prompt when one is being edited, so the line being typed is redrawn intact."""
+        assert self._io is not None
+        io = self._io
+        prompt = self._session.app if self._session is not None else None
+        loop = getattr(prompt, "loop", None) if prompt is not None and prompt.is_running else None
+        if loop is None:
+            io.warning(text)
+            return
+        loop.call_soon_threadsafe(lambda: run_in_terminal(lambda: io.warning(text)))
+
     def _ask_approval(self, call: ToolCall, preview: str) -> str:
+        """y/yes, a/always, n/no (single key or word + Enter); Esc = no; Ctrl-C cancels the turn."""
         self.io.warning(f"{call.name} wants to run:")
-        self.io.plain(preview)  # control characters show as escapes (\x1b, \u202e): what runs is what shows
+        self.io.diff(preview)
         if has_hidden(preview):
             self.io.warning(HIDDEN_WARNING)
-        question = f"Allow? [y] once / [a] always allow {call.name} this session / [n] no: "
-        if self.keys is None:
-            return _read_answer(question)
-        with self.keys.paused():
-            return _read_answer(question)
+        prompt = f"Allow? y = yes once · a = always allow {call.name} this session · n or Esc = no · Ctrl-C cancels: "
+        question = Question({"y": "yes", "a": "always", "n": "no"}, default="no", on_ctrl_c="cancel")
+        answer = self.io.ask(prompt, question)
+        if answer == "cancel":
+            raise Cancelled("approval cancelled with Ctrl-C")
+        return answer
+
+    def _show_change(self, call: ToolCall, preview: str) -> None:
+        """Approved without asking (--yes, or "always"): file changes are still shown."""
+        if call.name != "execute_bash":
+            self.io.diff(preview)
 
     # ---- start-up ------------------------------------------------------------------
     def _write(self, text: str, style: str = "") -> None:
@@ -306,9 +392,9 @@ class Repl:
 
     def _banner(self) -> None:
         b = self.boot
-        provider = b.provider_kind or "no provider"
+        provider = f"{b.provider_kind}:{b.model_label}" if b.provider_kind else "no provider"
         self._write(
-            f"slop {__version__} · session '{self.settings.session}' · {provider}:{b.model_label} · "
+            f"slop {__version__} · session '{self.settings.session}' · {provider} · "
             f"ledger {_short(b.db_path)} · /help for commands",
             CYAN,
         )
@@ -331,15 +417,37 @@ class Repl:
                 self._write("\n".join(lines[:REPLAY_LINES]) + tail, DIM)
 
     def _warm_up(self) -> None:
-        """Load the tokenizer and the provider SDK while the user types."""
+        """Build the provider's client while the user types (its SDK import started with
+        the process), then load the tokenizer unless an input already runs: the first
+        reply never waits for it (counts are estimates until it is loaded)."""
         if self._app is None:
             return
         try:
-            self._app.tokenizer.count("warm up")
-            self._app.providers.current()
-        except Exception:
+            self._app.providers.warm()
+        except Exception:  # reported properly by the first request
             pass
         self._measure_next_request()
+        self._load_tokenizer_when_idle()
+
+    def _load_tokenizer_when_idle(self) -> None:
+        if self._app is not None and not self._busy:
+            self._app.load_tokenizer_in_background(then=self._measure_next_request)  # ctx: exact now
+
+
+def fit_modeline(forms: list[str], columns: int) -> str:
+    """The most detailed form that fits: narrow terminals drop the lesser fields first and
+    keep the context fill (`ctx`), which matters most while working."""
+    for form in forms:
+        if len(form) < columns:
+            return form
+    return forms[-1]
+
+
+def _columns() -> int:
+    app = get_app_or_none()
+    if app is None:  # no prompt running (the modeline built directly): no width to fit
+        return 1000
+    return app.output.get_size().columns
 
 
 def _private_history(path: Path) -> Path:
@@ -348,13 +456,6 @@ def _private_history(path: Path) -> Path:
     except OSError:
         pass  # an unwritable $SLOP_HOME: prompt_toolkit reports it when it saves
     return path
-
-
-def _read_answer(question: str) -> str:
-    try:
-        return input(question)
-    except EOFError:
-        return "n"
 
 
 def _server_line(model: str, window: int, source: str) -> str:

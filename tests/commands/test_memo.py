@@ -43,15 +43,30 @@ def test_add_with_an_untouched_template_saves_nothing(harness: Harness) -> None:
 
 
 def test_add_inline(harness: Harness) -> None:
-    harness.run("/memo add python,packaging Use uv, not pip, in this project.")
+    harness.run("/memo add --tags python,packaging Use uv, not pip, in this project.")
     (memo,) = harness.ctx.memos.all()
     assert memo.tags == ("python", "packaging")
     assert memo.content == "Use uv, not pip, in this project."
 
 
+def test_add_inline_hashtags_are_tags(harness: Harness) -> None:
+    harness.run("/memo add the #staging port is 8443 #infra #ports")
+    (memo,) = harness.ctx.memos.all()
+    assert memo.tags == ("staging", "infra", "ports")
+    assert memo.content == "the #staging port is 8443"
+
+
+def test_a_plain_sentence_is_all_content(harness: Harness) -> None:
+    # changed on purpose (issue 12): the first word used to become the tag ("remember")
+    harness.run("/memo add remember that the port is 8443")
+    (memo,) = harness.ctx.memos.all()
+    assert memo.tags == () and memo.content == "remember that the port is 8443"
+    assert "without tags" in harness.io.of("warning")[-1]
+
+
 def test_add_inline_needs_text(harness: Harness) -> None:
     with pytest.raises(CommandError) as caught:
-        harness.run("/memo add onlytags")
+        harness.run("/memo add --tags onlytags")
     assert caught.value.usage.startswith("/memo add")
 
 
@@ -128,7 +143,7 @@ def test_edit_blank_deletes_after_confirm(harness: Harness) -> None:
 
 
 def test_memos_are_shared_across_sessions(harness: Harness) -> None:
-    harness.run("/memo add infra Everything runs on Kubernetes.")
+    harness.run("/memo add --tags infra Everything runs on Kubernetes.")
     harness.run("/session switch elsewhere")
     harness.run("/memo list")
     _, _, rows = harness.io.last_table()
@@ -136,8 +151,8 @@ def test_memos_are_shared_across_sessions(harness: Harness) -> None:
 
 
 def test_search_finds_short_tags_exactly(harness: Harness) -> None:
-    harness.run("/memo add uv,ci Prefer the lock file.")
-    harness.run("/memo add other Nothing to see.")
+    harness.run("/memo add --tags uv,ci Prefer the lock file.")
+    harness.run("/memo add Nothing to see. #other")
     harness.run("/memo search uv")
     _, _, rows = harness.io.last_table()
     assert [r[0] for r in rows] == ["1"]

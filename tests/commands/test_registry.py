@@ -92,7 +92,7 @@ def test_unknown_command_without_match_points_to_help(harness: Harness) -> None:
         "/memo bogus",
         "/memo show",
         "/memo show abc",
-        "/memo add justtags",
+        "/memo add --tags justtags",
         "/memo search",
         "/skill",
         "/skill bogus",

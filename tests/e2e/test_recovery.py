@@ -19,7 +19,8 @@ def test_long_output_is_stored_whole_and_the_hint_pages_it(make_app: AppFactory,
     fake_llm.enqueue_tool_calls([("execute_bash", {"command": "seq 1 5000"})])
     fake_llm.enqueue_text("counted")
     app.engine.handle("count to 5000")
-    assert "execute_bash completed 5002 lines" in rec.kinds("tool_done")[-1]  # exit line, header, all 5000
+    # the summary: exit code and line count (exit line, header, all 5000), then the last lines (issue 12)
+    assert "execute_bash completed exit 0 · 5002 lines\n" in rec.kinds("tool_done")[-1]
     row = next(m for m in app.store.messages.window("default", 0) if m.role == "tool")
     assert row.content.endswith("\n4999\n5000") and len(row.content.splitlines()) == 5002  # nothing cut
     # the next turn sees it truncated, with a query that pages the stored row from the first missing character

@@ -64,7 +64,7 @@ def test_model_memo_is_marked_and_announced_once(make_app: AppFactory, fake_llm:
         f"deploy with make ship (/memo remove {memos[0].id} deletes it)"
     ]
     assert [w for w in rec.kinds("warning") if "saved by the model" in w] == announced
-    app.engine.handle("/memo add deploy manual note")
+    app.engine.handle("/memo add --tags deploy manual note")
     app.engine.handle("/memo list")
     listed = rec.kinds("table")[-1].splitlines()
     assert listed[1].endswith(f"model in {project}") and listed[2].endswith("you")

@@ -114,6 +114,18 @@ def _memo(s: Session) -> None:
     s.check("after a memo change", "what websocket port do we use")
 
 
+@scenario("after an AGENTS.md edit")
+def _instructions(s: Session) -> None:
+    (s.app.root / "AGENTS.md").write_text("# Rules\nUse tabs in the Makefile; run make test before a commit.\n")
+    s.check("after an AGENTS.md edit", "what are the project rules")
+
+
+@scenario("with @path and !! output")
+def _attachments(s: Session) -> None:
+    s.run("!!echo shell-output-for-the-model")
+    s.check("with @path and !! output", "explain @hello.py please")
+
+
 @pytest.mark.parametrize("wire", WIRES)
 @pytest.mark.parametrize("mode", MODES)
 def test_raw_preview_equals_the_sent_body(make_app: AppFactory, fake_llm: FakeLLM, wire: str, mode: str) -> None:
@@ -124,7 +136,7 @@ def test_raw_preview_equals_the_sent_body(make_app: AppFactory, fake_llm: FakeLL
     s.turn("remember the invoice rounding rule", goal="invoice")
     for _name, step in SCENARIOS:
         step(s)
-    assert len(s.checks) == 9  # every scenario compared, 100 % equal
+    assert len(s.checks) == 11  # every scenario compared, 100 % equal
     assert fake_llm.unscripted == 0
 
 

@@ -22,6 +22,9 @@ def repl(tmp_path: Path) -> Iterator[Repl]:
     console = make_console(io.StringIO(), no_color=True)
     settings = Settings(db_path=str(tmp_path / "l.db"), home=str(tmp_path / "home"), project_root=str(tmp_path))
     instance = Repl(settings, console)
+    instance.app  # noqa: B018 - builds it; then let the warm-up and the tokenizer load finish, so
+    instance._warmed.wait(30)  # token counts are exact, not the start-up estimates (issue 12)
+    instance.app.tokenizer.wait_loaded(30)
     (instance.app.home / "history").write_text("\n# 2026-01-01\n+hello world\n\n# 2026-01-02\n+/context show\n")
     yield instance
     instance.close()
