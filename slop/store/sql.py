@@ -1,5 +1,5 @@
-"""SQL fragments every ledger reader shares: which rows are visible, the whole-row
-column list that builds a `Message`, and the index hint for group lookups. Written
+"""SQL fragments the ledger modules share: which rows are visible, the whole-row column
+list that builds a `Message`, the index hint for group lookups, the session upsert. Written
 once here so a new hidden status or a new message column is one edit."""
 
 from __future__ import annotations
@@ -12,6 +12,11 @@ from slop.records import Message, Status
 # The statuses the model never sees (dropped, compacted, archived), as an SQL list.
 HIDDEN = "('" + "','".join(Status.HIDDEN) + "')"
 VISIBLE = f"status NOT IN {HIDDEN}"  # a row the context may carry
+
+# A new session's window is the configured default (SessionDefaults.context_size), written
+# into the row so std::slop's own SQL reads a number, as it always did. Used by every
+# ledger module that may create a session row.
+ENSURE_SESSION = "INSERT OR IGNORE INTO sessions(id, name, context_size) VALUES (?, ?, ?)"
 
 # The (session_id, group_id, status) index, named: with ANALYZE statistics SQLite may
 # otherwise prefer a scan of the whole session.
