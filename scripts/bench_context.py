@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Assembly time vs ledger size: window 20 on synthetic ledgers of 1k, 100k and 1M messages.
 
-    python scripts/bench_context.py [--sizes 1000,100000,1000000] [--queries 200] [--dir DIR] [--json]
+    python scripts/bench_context.py [--sizes 1000,100000,1000000] [--long 100000,1000000] [--queries 200]
+                                    [--dir DIR] [--json]
     python scripts/bench_context.py --long 1000,10000,100000,1000000 --sizes "" [--queries 200]
 
 Ledgers follow perf_anchors.md §3: ~10 messages a group (1-19), 1 000 sessions (fewer for
@@ -12,8 +13,10 @@ all do their real work. Each ledger is built once into --dir (default a temp dir
 migrations, then `ContextService.prompt()` — the exact path of every model call and
 /context show — is timed for random sessions with a window of 20 groups.
 
-`--long` builds ledgers holding ONE session of that many messages (the same groups, all
-in one session), where a statement that walks the session shows up at once. Every
+`--long` (default 100k and 1M) builds ledgers holding ONE session of that many messages
+(the same groups, all in one session: 1M messages = ~100k groups), where a statement
+that walks the session shows up at once; the spread 1M ledger's sessions are the small
+session in a big ledger. Every
 ledger is measured twice: with `ANALYZE` statistics (what a long-lived ledger has after
 `PRAGMA optimize`) and without; SQLite picks plans by them. Both layouts are measured in
 window mode (20 groups) and in ranked mode (the request: the session's latest prompt),
@@ -187,7 +190,9 @@ def main() -> int:
     parser.add_argument("--sizes", default="1000,100000,1000000")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--dir", help="keep the built ledgers here (reused when present)")
-    parser.add_argument("--long", default="", help="sizes of ledgers holding one single session")
+    parser.add_argument(
+        "--long", default="100000,1000000", help="sizes of ledgers holding one single session ('' = none)"
+    )
     parser.add_argument("--no-ranked", action="store_true", help="window mode only")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()

@@ -235,7 +235,6 @@ def main() -> int:
                 t0 = time.perf_counter()
                 outcome, events = rig.run(line)
                 elapsed = time.perf_counter() - t0
-                rig.app.ctx.exit_requested = False
                 while fake.pending:  # a reply a failed turn did not consume must not leak into the next round
                     fake._next_reply()
                 check(rig, tallies.setdefault(f"{name} [{protocol}]", Tally()), line, outcome, events, elapsed)

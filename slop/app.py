@@ -12,6 +12,7 @@ from slop.boot import Boot, boot, provider_config
 from slop.commands import CommandContext, Registry
 from slop.commands.all import build_registry
 from slop.commands.base import CommandIO
+from slop.commands.conversation import Conversation
 from slop.context.catalog import builtin_strategies
 from slop.context.tokens import Tokenizer, cached_counter
 from slop.context.truncate import TruncationConfig
@@ -87,7 +88,7 @@ def build(
     store.recover_session(settings.session)  # tool calls a killed slop left unanswered
     counter, forget_estimates = _token_counter(store, tokenizer)
     # MCP servers start in the background; their tools join `tools` when they are listed.
-    servers = configured_servers(settings.mcp_config)
+    servers = configured_servers(settings.mcp_config, settings.config.mcp_servers())
     mcp = start_mcp(servers, tools, store.catalog.register_tools, home / "mcp", notify or io.warning)
     context = ContextService(
         store=store,
@@ -118,7 +119,7 @@ def build(
     orchestrator = Orchestrator(store, context, providers, runner, step_limit=settings.step_limit)
     registry = build_registry()
     ctx = CommandContext(
-        store, memos, orchestrator, providers, settings, io, sink, session=settings.session, root=root, mcp=mcp
+        store, memos, orchestrator, providers, settings, io, sink, root, Conversation(settings.session), mcp=mcp
     )
     engine = Engine(registry, ctx, home, before_turn=lambda: await_mcp_startup(mcp, ctx))
     return App(

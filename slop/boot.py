@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from slop.context.layout import LAYOUT_KEY
 from slop.context.tokens import Tokenizer
 from slop.providers.discovery import ServerDiscovery, ServerInfo
 from slop.providers.registry import ProviderConfig, base_url_of, default_model, detect_kind, resolve_spec
@@ -69,6 +70,8 @@ def session_defaults(settings: Settings) -> SessionDefaults:
         context_size=int(config.get("context.window", base.context_size)),
         context_mode=str(config.get("context.mode", base.context_mode)),
         budget=int(config.get("context.budget", base.budget)),
+        # only a configured layout becomes a default option: the seed order needs none
+        options=((LAYOUT_KEY, str(layout)),) if (layout := config.get("context.layout")) else (),
     )
 
 

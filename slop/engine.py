@@ -8,13 +8,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from slop.commands.bang import is_bang, restore_pending, run_bang, take_pending, with_outputs
-from slop.commands.base import CommandContext, Proceed, Registry
+from slop.commands.base import CommandContext, Exit, Proceed, Registry
 from slop.commands.mentions import attach_mentions
-from slop.commands.paste import oversize_question
+from slop.commands.paste import question_before_sending
 from slop.debuglog import one_line, write_crash_log
 from slop.errors import CommandError, SlopError
-from slop.orchestrator import TurnResult
 from slop.textsafe import scrub, single_line
+from slop.turnend import TurnResult
 
 
 @dataclass
@@ -84,7 +84,7 @@ class Engine:
             message = single_line(str(exc))
             self.ctx.io.error(message)
             return Outcome("command", ok=False, error=message)
-        if self.ctx.exit_requested:
+        if isinstance(result, Exit):
             return Outcome("exit")
         if isinstance(result, Proceed):
             return self._turn(result.text)
@@ -100,7 +100,7 @@ class Engine:
         return Outcome("command")
 
     def _turn(self, text: str) -> Outcome:
-        self.ctx.last_input = text
+        self.ctx.conversation.last_input = text
         try:
             text, files = attach_mentions(self.ctx, text)
         except CommandError as exc:
@@ -113,7 +113,7 @@ class Engine:
         attached = take_pending(self.ctx)  # `!!command` outputs go in front of the message
         if attached:
             text = with_outputs(attached, text)
-        question = oversize_question(self.ctx, text) if self.ctx.io.screen_height() > 0 else None
+        question = question_before_sending(self.ctx, text) if self.ctx.io.screen_height() > 0 else None
         if question and not self.ctx.io.confirm(question):
             restore_pending(self.ctx, attached)
             self.ctx.io.info("message not sent")

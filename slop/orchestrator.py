@@ -14,13 +14,14 @@ from typing import Any, Protocol
 from slop.context.costs import CURRENT_MARKER
 from slop.context.state import extract_state
 from slop.context.strategies import Summarizer
-from slop.errors import CommandError, ContextTooLong, ProviderError
+from slop.errors import CommandError, ProviderError
 from slop.parser import with_call_ids
 from slop.providers.base import Provider, ProviderReply, ReasoningDelta, StreamEvent, TextDelta
 from slop.records import HistoryEntry, Layer, Message, NewMessage, Prompt, Role, Status, ToolCall, ToolResult
 from slop.snapshot import ContextService
 from slop.store import Store
 from slop.tokenestimate import estimate
+from slop.turnend import TOOLS_CANCELLED, CallFailed, Interrupted, StepLimit, TurnEnded, TurnResult, end_after_reply
 
 
 class EventSink(Protocol):
@@ -53,13 +54,16 @@ NO_PROVIDER = (
 
 
 @dataclass
-class TurnResult:
-    group_id: str | None
-    ok: bool
-    text: str = ""
-    error: str = ""
-    interrupted: bool = False
-    steps: int = 0
+class _Turn:
+    """One running turn: where it stores and reports, and what it has so far."""
+
+    session: str
+    gid: str
+    provider: Provider
+    sink: EventSink
+    cancel: threading.Event
+    answer: str = ""  # the model's text over all steps
+    step: int = 0  # model calls made
 
 
 PLACEHOLDER = "<your next message>"
@@ -162,49 +166,55 @@ class Orchestrator:
             gid = self.store.messages.new_group_id()
             self._store_request(session, gid, text, provider.strategy)
             sink.user_echo(text, gid)
-            return self._loop(session, gid, provider, sink, cancel)
+            return self._loop(_Turn(session, gid, provider, sink, cancel))
 
-    def _loop(self, session: str, gid: str, provider: Provider, sink: EventSink, cancel: threading.Event) -> TurnResult:
-        answer = ""
-        for step in range(1, self.step_limit + 1):
-            upkeep = self.context.maintain(session, provider.strategy, provider.model, self.summarizer(session, cancel))
-            for line in upkeep.report:  # compaction by the compact / relevance strategies
-                sink.info(line)
-            prompt = self.context.prompt(session, provider.strategy, provider.model)
-            for line in self.context.announce_new_memos():
-                sink.warning(line)
-            reply = self._call(provider, prompt, sink, cancel)
-            if isinstance(reply, TurnResult):
-                reply.group_id = gid
-                if reply.interrupted or reply.text:
-                    self._store_partial(session, gid, provider, reply.text)
-                if step == 1 and reply.error:
-                    self._mark_failed(session, gid, sink)
-                return reply
-            calls = self._store_reply(session, gid, provider, reply)
-            answer += reply.text
-            if reply.cancelled:
-                sink.warning("turn cancelled; the partial reply is kept and marked interrupted")
-                return TurnResult(gid, ok=False, text=answer, interrupted=True, steps=step)
-            if reply.truncated:
-                sink.warning(_truncated_warning(reply))
-                return TurnResult(gid, ok=False, text=answer, error=TRUNCATED, steps=step)
-            if not reply.tool_calls and reply.text_tool_problem:
-                sink.warning(reply.text_tool_problem)
-                return TurnResult(gid, ok=False, text=answer, error=reply.text_tool_problem, steps=step)
-            if not calls:
-                if not reply.text.strip():
-                    sink.warning(EMPTY_REPLY)
-                    return TurnResult(gid, ok=False, text=answer, error=EMPTY_REPLY, steps=step)
-                return TurnResult(gid, ok=True, text=answer, steps=step)
-            results = self.tools.run(calls, session, gid, cancel, sink)
-            self._store_results(session, gid, provider, results)
-            if cancel.is_set():
-                sink.warning("turn cancelled; running tools were stopped")
-                return TurnResult(gid, ok=False, text=answer, interrupted=True, steps=step)
-            self._throttle(session, cancel)
-        sink.warning(f"stopped after {self.step_limit} model calls in one turn (step limit); send 'continue' to go on")
-        return TurnResult(gid, ok=False, text=answer, error="step limit", steps=self.step_limit)
+    def _loop(self, turn: _Turn) -> TurnResult:
+        """Step until the turn ends: each step calls the model and runs the tools it asks
+        for. How the turn ended is raised where it is learnt and caught here, once."""
+        try:
+            while turn.step < self.step_limit:
+                turn.step += 1
+                self._step(turn)
+            raise StepLimit(self.step_limit)
+        except TurnEnded as ended:
+            ended.tell(turn.sink)
+            if isinstance(ended, CallFailed):
+                self._keep_failed_call(turn, ended)
+            return ended.result(turn.gid, turn.answer, turn.step)
+
+    def _step(self, turn: _Turn) -> None:
+        """Maintain the context, assemble, call the model, store its reply; run its tools
+        unless the reply ends the turn."""
+        session, provider, sink = turn.session, turn.provider, turn.sink
+        upkeep = self.context.maintain(
+            session, provider.strategy, provider.model, self.summarizer(session, turn.cancel)
+        )
+        for line in upkeep.report:  # compaction by the compact / relevance strategies
+            sink.info(line)
+        prompt = self.context.prompt(session, provider.strategy, provider.model)
+        for line in self.context.announce_new_memos():
+            sink.warning(line)
+        reply = self._call(provider, prompt, sink, turn.cancel)
+        calls = self._store_reply(session, turn.gid, provider, reply)
+        turn.answer += reply.text
+        end_after_reply(reply, calls)
+        results = self.tools.run(calls, session, turn.gid, turn.cancel, sink)
+        self._store_results(session, turn.gid, provider, results)
+        if turn.cancel.is_set():
+            raise Interrupted(TOOLS_CANCELLED)
+        self._throttle(session, turn.cancel)
+
+    def _keep_failed_call(self, turn: _Turn, failed: CallFailed) -> None:
+        """What a failed call streamed is kept, marked interrupted. When the turn's first
+        call failed, the request stays in the ledger marked failed, so it is not sent with
+        later requests (the model never answered it)."""
+        turn.answer += failed.partial
+        self._store_partial(turn.session, turn.gid, turn.provider, failed.partial)
+        if turn.step == 1:
+            self.store.messages.set_group_status(turn.session, turn.gid, Status.FAILED)
+            turn.sink.info(
+                "your message is kept, marked failed: it is not sent with later requests; /retry sends it again"
+            )
 
     def summarizer(self, session: str, cancel: threading.Event | None = None) -> Summarizer | None:
         """A one-shot call to the active provider for context summaries: not a turn, so
@@ -230,9 +240,8 @@ class Orchestrator:
 
         return summarize
 
-    def _call(
-        self, provider: Provider, prompt: Prompt, sink: EventSink, cancel: threading.Event
-    ) -> ProviderReply | TurnResult:
+    def _call(self, provider: Provider, prompt: Prompt, sink: EventSink, cancel: threading.Event) -> ProviderReply:
+        """One model call, streamed to the sink; raises CallFailed when the provider fails."""
         sink.assistant_start()
 
         def on_event(event: StreamEvent) -> None:
@@ -245,14 +254,7 @@ class Orchestrator:
             reply = provider.stream(prompt, cancel, on_event)
         except ProviderError as exc:
             sink.assistant_end(None, interrupted=bool(exc.partial))
-            message = " ".join(str(exc).split())  # one line, whatever the server's message held
-            if isinstance(exc, ContextTooLong):
-                message += (
-                    f" (assembled prompt: ~{prompt.total_tokens} tokens; shrink it with /context window N"
-                    " or /context drop GID)"
-                )
-            sink.error(message)
-            return TurnResult(None, ok=False, text=exc.partial, error=message, interrupted=bool(exc.partial))
+            raise CallFailed.of(exc, prompt.total_tokens) from exc
         weight = reply.usage.total_tokens if reply.usage else None
         sink.assistant_end(weight, interrupted=reply.cancelled)
         return reply
@@ -301,12 +303,6 @@ class Orchestrator:
                 self.store.sessions.push_state(session, gid, state)
         return calls
 
-    def _mark_failed(self, session: str, gid: str, sink: EventSink) -> None:
-        """The first call of a turn failed: the request stays in the ledger, marked
-        failed, so it is not sent with later requests (the model never answered it)."""
-        self.store.messages.set_group_status(session, gid, Status.FAILED)
-        sink.info("your message is kept, marked failed: it is not sent with later requests; /retry sends it again")
-
     def _store_partial(self, session: str, gid: str, provider: Provider, text: str) -> None:
         if text:
             self.store.messages.append(
@@ -345,8 +341,10 @@ class Orchestrator:
             replace(e, content=e.content.removeprefix(CURRENT_MARKER)) for e in base.history
         )
         prompt = replace(base, history=(*history, entry))
-        reply = self._call(provider, prompt, sink, cancel or threading.Event())
-        if isinstance(reply, TurnResult):
+        try:
+            reply = self._call(provider, prompt, sink, cancel or threading.Event())
+        except CallFailed as failed:
+            failed.tell(sink)
             return "the STATE rebuild call failed; the previous STATE is kept."
         if reply.usage:
             self.store.usage.record(session, None, reply.usage)
@@ -365,22 +363,6 @@ class Orchestrator:
                     self.store.sessions.push_state(session, entry.message.group_id, state)
                     return "no model reachable: STATE restored from the last STATE block in the window."
         return "no model reachable and no STATE block in the window; the STATE is unchanged."
-
-
-TRUNCATED = "the reply hit the output limit"
-EMPTY_REPLY = "the model sent an empty reply; send 'continue' or rephrase the request"
-
-
-def _truncated_warning(reply: ProviderReply) -> str:
-    produced = (
-        f" after {reply.usage.completion_tokens:,} tokens" if reply.usage and reply.usage.completion_tokens else ""
-    )
-    calls = len(reply.tool_calls)
-    skipped = f"; its {calls} unfinished tool call(s) were not run" if calls else ""
-    return (
-        f"{TRUNCATED}{produced} and was cut off{skipped}; it is stored marked truncated. "
-        "Ask for a shorter answer or one step at a time, or send 'continue'"
-    )
 
 
 REBUILD_REQUEST = (

@@ -191,6 +191,7 @@ class SessionDefaults:
     context_size: int = 5
     context_mode: str = "window"
     budget: int = 0
+    options: tuple[tuple[str, object], ...] = ()  # context options a session has not set (e.g. layout)
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,6 +37,7 @@ def _run(settings: Settings, signals: ExitSignals) -> int:
     from slop.ui.terminal_io import TerminalIO
 
     io = TerminalIO.for_stream(sys.stdout, no_color=settings.no_color, interactive=False)
+    io.verbosity = settings.verbosity  # --prompt shows tool output like the REPL would
     # under --yes the file changes are still shown, as diffs (commands show on their tool line)
     policy = ApprovalPolicy(
         settings.approval,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -84,6 +84,8 @@ def merged_settings(config: Config, env: Mapping[str, Any], flags: Mapping[str, 
         values[name], sources[name] = value, where
     for name, value in env.items():
         if value not in ("", False, None):
+            if name == "prices":  # SLOP_PRICES prices some models; the files' other models stay priced
+                value = tuple({**dict(values.get("prices", ())), **dict(value)}.items())
             values[name], sources[name] = value, f"env {ENV_NAMES.get(name, name)}"
     for name, (value, flag) in flags.items():
         if value is not None:
@@ -158,11 +160,12 @@ def parse_prices(text: str, source: str = "SLOP_PRICES") -> dict[str, tuple[floa
         fields = numbers.split("/")
         if not sep or not model.strip() or len(fields) not in (2, 3):
             raise ConfigError(f"{source}: {item!r} is not model=INPUT/CACHED/OUTPUT (dollars per 1M tokens)")
-        out[model.strip()] = _price_numbers(source, model.strip(), fields)
+        out[model.strip()] = price_numbers(source, model.strip(), fields)
     return out
 
 
-def _price_numbers(source: str, model: str, fields: list[str]) -> tuple[float, ...]:
+def price_numbers(source: str, model: str, fields: Iterable[str]) -> tuple[float, ...]:
+    """Dollars per 1M tokens as written by the user: numbers, none negative."""
     try:
         values = tuple(float(f) for f in fields)
     except ValueError:

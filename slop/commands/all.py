@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from slop.commands import context, core, inspect, mcp, memo, model, review, session, skill, terminal
+from slop.commands import context, core, init, inspect, mcp, memo, model, review, session, skill, terminal
 from slop.commands.base import Registry
 
 
@@ -17,6 +17,7 @@ def build_registry() -> Registry:
             *memo.COMMANDS,
             *skill.COMMANDS,
             *review.COMMANDS,
+            *init.COMMANDS,
             *inspect.COMMANDS,
             *mcp.COMMANDS,
             *model.COMMANDS,

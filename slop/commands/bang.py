@@ -8,29 +8,12 @@ Ctrl-C handling."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from slop.commands.base import CommandContext
-from slop.commands.helpers import fence
+from slop.commands.conversation import ShellOutput
 from slop.commands.review import exec_cmd, run_user_command, show_exec_result
 from slop.errors import CommandError
 
-PENDING_KEY = "bang_pending"  # CommandContext.extras: outputs waiting for the next message
-MAX_ATTACHED_CHARS = 40_000  # one output's share of the next message; the head and tail are kept
 BANG_USAGE = "!COMMAND runs it for you; !!COMMAND also adds its output to your next message"
-
-
-@dataclass(frozen=True, slots=True)
-class ShellOutput:
-    command: str
-    output: str
-    code: int | None
-    problem: str
-
-    def for_model(self) -> str:
-        status = self.problem or f"exit code {self.code}"
-        body = cut_middle(self.output.rstrip("\n"), MAX_ATTACHED_CHARS)
-        return f"Output of `{self.command}` ({status}), run by the user:\n{fence(body or '(no output)')}"
 
 
 def is_bang(text: str) -> bool:
@@ -48,9 +31,9 @@ def run_bang(ctx: CommandContext, text: str) -> None:
         return
     output, code, problem = run_user_command(command, ctx.root, ctx.settings.shell_timeout, ctx.cancel)
     show_exec_result(ctx, command, output, code, problem)
-    pending: list[ShellOutput] = ctx.extras.setdefault(PENDING_KEY, [])
-    pending.append(ShellOutput(command, output, code, problem))
-    count = len(pending)
+    waiting = ctx.conversation.waiting
+    waiting.append(ShellOutput(command, output, code, problem))
+    count = len(waiting)
     ctx.io.info(
         f"the output of `{command}` will be added to your next message"
         + (f" ({count} outputs waiting)" if count > 1 else "")
@@ -59,24 +42,16 @@ def run_bang(ctx: CommandContext, text: str) -> None:
 
 def take_pending(ctx: CommandContext) -> list[ShellOutput]:
     """The waiting `!!` outputs, removed from the context (give them back with restore_pending)."""
-    taken: list[ShellOutput] = ctx.extras.pop(PENDING_KEY, [])
+    taken, ctx.conversation.waiting = ctx.conversation.waiting, []
     return taken
 
 
 def restore_pending(ctx: CommandContext, outputs: list[ShellOutput]) -> None:
     """A turn that stored nothing keeps the outputs for the next message."""
     if outputs:
-        ctx.extras[PENDING_KEY] = [*outputs, *ctx.extras.get(PENDING_KEY, [])]
+        ctx.conversation.waiting[:0] = outputs
 
 
 def with_outputs(outputs: list[ShellOutput], text: str) -> str:
     """`text` with the `!!` outputs in front of it, in the order they ran."""
     return "\n\n".join([*(o.for_model() for o in outputs), text])
-
-
-def cut_middle(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    half = limit // 2
-    left = len(text) - 2 * half
-    return f"{text[:half]}\n[... {left} characters of output left out ...]\n{text[-half:]}"

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from slop.commands.conversation import Conversation
 from slop.commands.meanings import meant
 from slop.errors import CommandError
 
@@ -60,10 +61,13 @@ class CommandIO(Protocol):
         ...
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class CommandContext:
-    """What handlers can reach. `session` is the current session name; `root` is the
-    project root (git top level or the start directory), the cwd of /exec and /review."""
+    """What handlers reach: the application's parts, fixed once it is built; where output
+    goes (`io`, and `sink` for model calls a command makes); the cancel event of the
+    running input; and the one mutable part, the `conversation` (current session, last
+    input, waiting `!!` outputs, listed model names). `root` is the project root (git top
+    level or the start directory), the cwd of /exec and /review."""
 
     store: Store
     memos: Memos
@@ -72,13 +76,15 @@ class CommandContext:
     settings: Settings
     io: CommandIO
     sink: EventSink
-    session: str = "default"
+    root: Path
+    conversation: Conversation = field(default_factory=Conversation)
     cancel: threading.Event = field(default_factory=threading.Event)
-    last_input: str = ""
-    exit_requested: bool = False
-    extras: dict[str, Any] = field(default_factory=dict)
-    root: Path = field(default_factory=Path.cwd)
     mcp: McpManager | None = None  # the session's MCP servers (None: none configured)
+
+    @property
+    def session(self) -> str:
+        """The current session's name (`conversation.session`; /session switches it)."""
+        return self.conversation.session
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,8 +94,29 @@ class Proceed:
     text: str
 
 
-Handler = Callable[[CommandContext, str], Proceed | None]
+@dataclass(frozen=True, slots=True)
+class Exit:
+    """A handler's answer meaning: leave slop (/exit)."""
+
+
+Handler = Callable[[CommandContext, str], Proceed | Exit | None]
 Completer = Callable[[CommandContext, list[str]], list[str]]
+
+
+@dataclass(frozen=True, slots=True)
+class Sub:
+    """One sub-command, `/COMMAND NAME ARGS`. `args` is its usage after the name ("GID",
+    "[N]", "" for none); `complete` offers the words after the name."""
+
+    name: str
+    args: str
+    help: str  # one line
+    handler: Callable[[CommandContext, str], Proceed | None]
+    aliases: tuple[str, ...] = ()
+    complete: Completer | None = None
+
+    def usage(self, command: str) -> str:
+        return " ".join(part for part in (command, self.name, self.args) if part)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,8 +127,59 @@ class Command:
     category: str
     handler: Handler
     aliases: tuple[str, ...] = ()
-    subcommands: tuple[str, ...] = ()
+    subs: tuple[Sub, ...] = ()  # made by `grouped`, which also writes handler, usage and complete
     complete: Completer | None = None
+
+    @property
+    def subcommands(self) -> tuple[str, ...]:
+        """Every word a sub-command may be called by, aliases included."""
+        return tuple(word for sub in self.subs for word in (sub.name, *sub.aliases))
+
+    def sub(self, word: str) -> Sub | None:
+        return next((sub for sub in self.subs if word == sub.name or word in sub.aliases), None)
+
+
+def grouped(
+    name: str,
+    help: str,
+    category: str,
+    subs: Sequence[Sub],
+    *,
+    aliases: tuple[str, ...] = (),
+    default: str = "",
+    usage: str = "",
+) -> Command:
+    """A command made of sub-commands: `/NAME SUB ARGS` runs SUB's handler with ARGS.
+    Its usage line, Tab completion and help pages are all written from `subs`; `default`
+    is the sub-command run when none is given (without one, that is a usage error)."""
+    line = usage or f"{name} " + "|".join(" ".join(filter(None, (s.name, s.args))) for s in subs)
+    command: Command
+
+    def run(ctx: CommandContext, args: str) -> Proceed | None:
+        word, rest = split_sub(args)
+        sub = command.sub(word or default)
+        if sub is None:
+            raise usage_error(line, f"unknown {name} sub-command {word!r}" if word else "missing sub-command")
+        return sub.handler(ctx, rest)
+
+    def complete(ctx: CommandContext, words: list[str]) -> list[str]:
+        if len(words) <= 1:
+            return [sub.name for sub in subs]
+        sub = command.sub(words[0])
+        return sub.complete(ctx, words[1:]) if sub is not None and sub.complete is not None else []
+
+    command = Command(name, help, line, category, run, aliases, tuple(subs), complete)
+    return command
+
+
+def first_word(options: Callable[[CommandContext], list[str]]) -> Completer:
+    """A sub-command completer offering `options` for its first argument only."""
+    return lambda ctx, words: options(ctx) if len(words) <= 1 else []
+
+
+def every_word(options: Callable[[CommandContext], list[str]]) -> Completer:
+    """A sub-command completer offering `options` for each of its arguments (GIDs, skills)."""
+    return lambda ctx, words: options(ctx)
 
 
 CATEGORIES = ("Core", "Session & Memory", "Context & History", "Model & Configuration", "Agent Capabilities")
@@ -130,7 +208,7 @@ class Registry:
     def find(self, name: str) -> Command | None:
         return self._by_name.get(name)
 
-    def dispatch(self, ctx: CommandContext, line: str) -> Proceed | None:
+    def dispatch(self, ctx: CommandContext, line: str) -> Proceed | Exit | None:
         """Run a slash command line. Unknown commands raise CommandError with a suggestion."""
         name, _, args = line.strip().partition(" ")
         command = self.find(name)

@@ -3,8 +3,18 @@
 from __future__ import annotations
 
 from slop.commands import context_modes
-from slop.commands.bang import PENDING_KEY, with_outputs
-from slop.commands.base import Command, CommandContext, Proceed, parse_int, split_sub, usage_error
+from slop.commands.bang import with_outputs
+from slop.commands.base import (
+    Command,
+    CommandContext,
+    Proceed,
+    Sub,
+    every_word,
+    first_word,
+    grouped,
+    parse_int,
+    usage_error,
+)
 from slop.commands.gids import ShortIds, find_gid, recent_short_ids
 from slop.commands.mentions import attach_mentions
 from slop.commands.undo import UNDO_USAGE, files_kept_notice, scratchpad_note, undo_cmd
@@ -16,19 +26,6 @@ from slop.records import Role, Status
 
 SHOW_USAGE = "/context show [--brief|--full|--raw] [NEXT MESSAGE…]"
 SHOW_FLAGS = ("--brief", "--full", "--raw")
-CONTEXT_USAGE = (
-    "/context show [--brief|--full|--raw] [TEXT…]|window N|rebuild|drop GID|restore GID|" + context_modes.USAGE
-)
-MESSAGE_USAGE = "/message list [N]|show GID|remove GID"
-
-
-def context_cmd(ctx: CommandContext, args: str) -> Proceed | None:
-    sub, rest = split_sub(args)
-    handler = _CONTEXT_SUBS.get(sub)
-    if handler is None:
-        raise usage_error(CONTEXT_USAGE, f"unknown /context sub-command {sub!r}" if sub else "missing sub-command")
-    handler(ctx, rest)
-    return None
 
 
 def _show(ctx: CommandContext, rest: str) -> None:
@@ -36,7 +33,7 @@ def _show(ctx: CommandContext, rest: str) -> None:
     flag, text = _show_args(rest)
     if text:  # what sending it would add: @path attachments, waiting !!command outputs
         text, _files = attach_mentions(ctx, text)
-        text = with_outputs(list(ctx.extras.get(PENDING_KEY, [])), text)
+        text = with_outputs(list(ctx.conversation.waiting), text)
     preview = ctx.orchestrator.preview(ctx.session, text)
     if flag == "--raw":
         body = preview.wire_body()
@@ -121,30 +118,11 @@ def _restore(ctx: CommandContext, rest: str) -> None:
         ctx.io.info(f"group {gid} was not dropped")
 
 
-_CONTEXT_SUBS = {
-    "show": _show,
-    "window": _window,
-    "rebuild": _rebuild,
-    "drop": _drop,
-    "restore": _restore,
-    **context_modes.SUBCOMMANDS,
-}
-
-
-def message_cmd(ctx: CommandContext, args: str) -> Proceed | None:
-    sub, rest = split_sub(args)
-    if sub == "list":
-        _list(ctx, rest)
-    elif sub in ("show", "view"):
-        _message_show(ctx, rest)
-    elif sub == "remove":
-        gid = resolve_gid(ctx, rest, "/message remove GID")
-        files_kept_notice(ctx, gid)
-        result = ctx.store.remove_group(ctx.session, gid)
-        ctx.io.success(f"group {gid} deleted ({result.messages} messages){scratchpad_note(result.scratchpad)}")
-    else:
-        raise usage_error(MESSAGE_USAGE, f"unknown /message sub-command {sub!r}" if sub else "missing sub-command")
-    return None
+def _message_remove(ctx: CommandContext, rest: str) -> None:
+    gid = resolve_gid(ctx, rest, "/message remove GID")
+    files_kept_notice(ctx, gid)
+    result = ctx.store.remove_group(ctx.session, gid)
+    ctx.io.success(f"group {gid} deleted ({result.messages} messages){scratchpad_note(result.scratchpad)}")
 
 
 def _list(ctx: CommandContext, rest: str) -> None:
@@ -200,47 +178,47 @@ def retry_cmd(ctx: CommandContext, args: str) -> Proceed | None:
     return Proceed(text)
 
 
-def _complete_context(ctx: CommandContext, words: list[str]) -> list[str]:
-    if len(words) <= 1:
-        return list(_CONTEXT_SUBS)
-    if words[0] in ("drop", "restore", "pin", "unpin"):
-        return recent_short_ids(ctx)
-    if words[0] == "mode":
-        return list(ctx.orchestrator.context.strategies)
-    if words[0] == "layout":
-        return ["seed", "cache"]
-    if words[0] == "show" and len(words) == 2:
-        return list(SHOW_FLAGS)
-    return []
-
-
-def _complete_message(ctx: CommandContext, words: list[str]) -> list[str]:
-    if len(words) <= 1:
-        return ["list", "show", "remove"]
-    if words[0] in ("show", "remove"):
-        return recent_short_ids(ctx)
-    return []
+GIDS = every_word(recent_short_ids)
+CONTEXT_SUBS = (
+    Sub(
+        "show",
+        "[--brief|--full|--raw] [TEXT…]",
+        "The next request exactly as the model would get it if TEXT (else a placeholder) were sent now",
+        _show,
+        complete=first_word(lambda ctx: list(SHOW_FLAGS)),
+    ),
+    Sub("window", "[N]", "Show or set the rolling window: the last N groups (0 = the full history)", _window),
+    Sub("rebuild", "", "Ask the model for a fresh STATE from the current window", _rebuild),
+    Sub("drop", "GID", "Take a group out of the context (it stays in the ledger)", _drop, complete=GIDS),
+    Sub("restore", "GID", "Bring a dropped group back into the context", _restore, complete=GIDS),
+    *context_modes.SUBS,
+)
+MESSAGE_SUBS = (
+    Sub("list", "[N]", "The last N groups (10 by default), and whether each goes with the next request", _list),
+    Sub("show", "GID", "Every message of a group, tool calls and results included", _message_show, ("view",), GIDS),
+    Sub(
+        "remove",
+        "GID",
+        "Delete a group from the ledger; the files it changed stay as they are (/undo puts them back)",
+        _message_remove,
+        complete=GIDS,
+    ),
+)
 
 
 COMMANDS = (
-    Command(
+    grouped(
         "/context",
         "See and steer what the model gets: show, window N, rebuild, drop/restore GID, mode, budget, compact, ...",
-        CONTEXT_USAGE,
         "Context & History",
-        context_cmd,
-        subcommands=tuple(_CONTEXT_SUBS),
-        complete=_complete_context,
+        CONTEXT_SUBS,
     ),
-    Command(
+    grouped(
         "/message",
         "List, show or delete conversation groups",
-        MESSAGE_USAGE,
         "Context & History",
-        message_cmd,
+        MESSAGE_SUBS,
         aliases=("/messages",),
-        subcommands=("list", "show", "remove"),
-        complete=_complete_message,
     ),
     Command(
         "/retry",

@@ -3,8 +3,8 @@ context strategy of a session (see docs/context.md)."""
 
 from __future__ import annotations
 
-from slop.commands.base import CommandContext, parse_int, usage_error
-from slop.commands.gids import find_gid
+from slop.commands.base import CommandContext, Sub, every_word, first_word, parse_int, usage_error
+from slop.commands.gids import find_gid, recent_short_ids
 from slop.context.budget import prompt_budget
 from slop.context.layout import LAYOUT_KEY, LAYOUTS, layout_of
 from slop.context.options import OPTIONS, option, parse_option
@@ -192,17 +192,37 @@ def log_cmd(ctx: CommandContext, rest: str) -> None:
     )
 
 
-SUBCOMMANDS = {
-    "mode": mode_cmd,
-    "budget": budget_cmd,
-    "set": set_cmd,
-    "compact": compact_cmd,
-    "recover": recover_cmd,
-    "pin": pin_cmd,
-    "unpin": unpin_cmd,
-    "log": log_cmd,
-    "layout": layout_cmd,
-}
-USAGE = (
-    "mode [NAME]|budget [TOKENS]|set [KEY VALUE]|compact|recover QUERY|pin GID|unpin GID|log [N]|layout [seed|cache]"
+_GIDS = every_word(recent_short_ids)
+SUBS = (
+    Sub(
+        "mode",
+        "[NAME]",
+        "Show or choose how history is selected: " + ", ".join(MODE_HELP),
+        mode_cmd,
+        complete=first_word(lambda ctx: list(ctx.orchestrator.context.strategies)),
+    ),
+    Sub(
+        "budget",
+        "[TOKENS]",
+        "Show or set this session's context budget in tokens (0 = the model's default)",
+        budget_cmd,
+    ),
+    Sub("set", "[KEY VALUE]", "Show or change the context modes' settings for this session", set_cmd),
+    Sub(
+        "compact",
+        "",
+        "Compact now: the compact mode summarises older turns, relevance moves them to cold storage",
+        compact_cmd,
+    ),
+    Sub("recover", "QUERY", "Bring groups about QUERY back from cold storage into the context", recover_cmd),
+    Sub("pin", "GID", "Keep a group in the relevance mode's context whatever its score", pin_cmd, complete=_GIDS),
+    Sub("unpin", "GID", "Let a pinned group be scored like the others again", unpin_cmd, complete=_GIDS),
+    Sub("log", "[N]", "The last N compactions, drops and recoveries of this session (20 by default)", log_cmd),
+    Sub(
+        "layout",
+        "[seed|cache]",
+        "Where STATE, scratchpad, memos and files read go: the system instruction (seed) or before the request (cache)",
+        layout_cmd,
+        complete=first_word(lambda ctx: list(LAYOUTS)),
+    ),
 )

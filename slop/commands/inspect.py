@@ -6,13 +6,12 @@ import difflib
 import json
 import math
 
-from slop.commands.base import Command, CommandContext, Proceed, split_sub, usage_error
+from slop.commands.base import Command, CommandContext, Proceed, Sub, every_word, grouped, usage_error
 from slop.commands.helpers import fence, snippet
 from slop.errors import CommandError
 from slop.records import ToolSpec
 from slop.store.readonly import describe_schema
 
-TOOL_USAGE = "/tool list|show NAME|enable NAME|disable NAME"
 THROTTLE_USAGE = "/throttle [SECONDS]   (pause between tool rounds; 0 = none)"
 THROTTLE_MAX = 3600.0
 
@@ -33,22 +32,9 @@ def _counts(ctx: CommandContext) -> dict[str, int]:
     return dict(ctx.store.catalog.tool_counts())
 
 
-def tool_cmd(ctx: CommandContext, args: str) -> Proceed | None:
-    sub, rest = split_sub(args)
-    if sub == "list":
-        if rest:
-            raise usage_error("/tool list", "/tool list takes no arguments")
-        _tool_list(ctx)
-    elif sub == "show":
-        _tool_show(ctx, rest)
-    elif sub in ("enable", "disable"):
-        _tool_enable(ctx, rest, sub == "enable")
-    else:
-        raise usage_error(TOOL_USAGE, f"unknown /tool sub-command {sub!r}" if sub else "missing sub-command")
-    return None
-
-
-def _tool_list(ctx: CommandContext) -> None:
+def _tool_list(ctx: CommandContext, rest: str) -> None:
+    if rest:
+        raise usage_error("/tool list", "/tool list takes no arguments")
     counts, disabled = _counts(ctx), ctx.store.catalog.disabled_tools()
     rows = [
         [
@@ -119,27 +105,40 @@ def throttle_cmd(ctx: CommandContext, args: str) -> Proceed | None:
     return None
 
 
-def _complete_tool(ctx: CommandContext, words: list[str]) -> list[str]:
-    if len(words) <= 1:
-        return ["list", "show", "enable", "disable"]
-    if words[0] in ("show", "enable", "disable"):
-        return [s.name for s in _specs(ctx)]
-    return []
+def _tool_names(ctx: CommandContext) -> list[str]:
+    return [s.name for s in _specs(ctx)]
+
+
+TOOL_SUBS = (
+    Sub("list", "", "The model's tools with their call counts, and whether each asks and is enabled", _tool_list),
+    Sub("show", "NAME", "One tool's description and JSON schema", _tool_show, complete=every_word(_tool_names)),
+    Sub(
+        "enable",
+        "NAME",
+        "Offer a disabled tool to the model again",
+        lambda ctx, rest: _tool_enable(ctx, rest, True),
+        complete=every_word(_tool_names),
+    ),
+    Sub(
+        "disable",
+        "NAME",
+        "Stop offering a tool to the model (a call to it then runs nothing)",
+        lambda ctx, rest: _tool_enable(ctx, rest, False),
+        complete=every_word(_tool_names),
+    ),
+)
 
 
 COMMANDS = (
     Command(
         "/schema", "Describe the ledger: tables, columns and row counts", "/schema", "Model & Configuration", schema_cmd
     ),
-    Command(
+    grouped(
         "/tool",
         "The model's tools: list with call counts, show one's schema, enable or disable one",
-        TOOL_USAGE,
         "Agent Capabilities",
-        tool_cmd,
+        TOOL_SUBS,
         aliases=("/tools",),
-        subcommands=("list", "show", "enable", "disable"),
-        complete=_complete_tool,
     ),
     Command(
         "/throttle",

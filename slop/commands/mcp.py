@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from slop.commands.base import Command, CommandContext, Proceed, split_sub, usage_error
+from slop.commands.base import CommandContext, Sub, every_word, grouped, usage_error
 from slop.commands.helpers import snippet
 from slop.errors import CommandError
 from slop.mcptools.info import ServerState
@@ -18,26 +18,17 @@ NO_SERVERS = (
 )
 
 
-def mcp_cmd(ctx: CommandContext, args: str) -> Proceed | None:
-    sub, rest = split_sub(args)
-    manager = ctx.mcp
-    if sub in ("", "list"):
-        if rest:
-            raise usage_error(MCP_USAGE, "/mcp list takes no arguments")
-        _list(ctx, manager)
-        return None
-    if manager is None or not manager.names:
+def _servers(ctx: CommandContext) -> McpManager:
+    """The MCP manager, when servers are configured (else what to do about it)."""
+    if ctx.mcp is None or not ctx.mcp.names:
         raise CommandError(NO_SERVERS)
-    if sub == "restart":
-        _restart(ctx, manager, rest)
-    elif sub == "log":
-        _log(ctx, manager, rest)
-    else:
-        raise usage_error(MCP_USAGE, f"unknown /mcp sub-command {sub!r}")
-    return None
+    return ctx.mcp
 
 
-def _list(ctx: CommandContext, manager: McpManager | None) -> None:
+def _list(ctx: CommandContext, rest: str) -> None:
+    if rest:
+        raise usage_error(MCP_USAGE, "/mcp list takes no arguments")
+    manager = ctx.mcp
     if manager is None or not manager.names:
         ctx.io.info(NO_SERVERS)
         return
@@ -62,7 +53,8 @@ def _names(manager: McpManager, arg: str, usage: str) -> list[str]:
     return [arg]
 
 
-def _restart(ctx: CommandContext, manager: McpManager, arg: str) -> None:
+def _restart(ctx: CommandContext, arg: str) -> None:
+    manager = _servers(ctx)
     for name in _names(manager, arg, "/mcp restart NAME|all"):
         manager.restart(name)
         pending = manager.wait_started(_startup_timeout(manager, name), ctx.cancel)
@@ -78,7 +70,8 @@ def _startup_timeout(manager: McpManager, name: str) -> float:
     return manager.config(name).startup_timeout + 1.0
 
 
-def _log(ctx: CommandContext, manager: McpManager, arg: str) -> None:
+def _log(ctx: CommandContext, arg: str) -> None:
+    manager = _servers(ctx)
     (name,) = _names(manager, arg, "/mcp log NAME")[:1]
     status = next(s for s in manager.statuses() if s.name == name)
     if not status.log_path:
@@ -96,22 +89,28 @@ def _log(ctx: CommandContext, manager: McpManager, arg: str) -> None:
     ctx.io.view(head + text, ".log")
 
 
-def _complete(ctx: CommandContext, words: list[str]) -> list[str]:
-    if len(words) <= 1:
-        return ["list", "restart", "log"]
-    if words[0] in ("restart", "log") and ctx.mcp is not None:
-        return [*ctx.mcp.names, *(["all"] if words[0] == "restart" else [])]
-    return []
+def _server_names(ctx: CommandContext) -> list[str]:
+    return list(ctx.mcp.names) if ctx.mcp is not None else []
 
 
+SUBS = (
+    Sub("list", "", "Each server's transport, state, tool count and last error (also /mcp alone)", _list),
+    Sub(
+        "restart",
+        "NAME|all",
+        "Stop a server (or all of them) and start it again",
+        _restart,
+        complete=every_word(lambda ctx: [*_server_names(ctx), "all"]),
+    ),
+    Sub("log", "NAME", "The end of a local server's stderr log", _log, complete=every_word(_server_names)),
+)
 COMMANDS = (
-    Command(
+    grouped(
         "/mcp",
         "MCP servers: state, tool count and last error; restart one, or read its log",
-        MCP_USAGE,
         "Agent Capabilities",
-        mcp_cmd,
-        subcommands=("list", "restart", "log"),
-        complete=_complete,
+        SUBS,
+        default="list",
+        usage=MCP_USAGE,
     ),
 )

@@ -4,8 +4,7 @@ command that does that job, for "did you mean": matched on meaning, not spelling
 from __future__ import annotations
 
 MEANINGS: dict[str, tuple[str, ...]] = {
-    "/init": ("/skill", "/memo"),  # project instructions: a skill the model always gets, or memos
-    "/instructions": ("/skill",),
+    "/instructions": ("/init", "/skill"),  # AGENTS.md (written by /init), or a skill the model always gets
     "/system": ("/skill",),
     "/reset": ("/clear", "/session"),
     "/new": ("/session", "/clear"),

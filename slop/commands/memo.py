@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import re
 
-from slop.commands.base import Command, CommandContext, Proceed, parse_int, split_sub, usage_error
+from slop.commands.base import CommandContext, Sub, first_word, grouped, parse_int, usage_error
 from slop.commands.helpers import plural, snippet
 from slop.errors import CommandError
 from slop.records import Memo
 from slop.store.memos import normalise_tags, tag_matches
 
-MEMO_USAGE = "/memo list|add [--tags A,B] [TEXT]|show ID|edit ID|remove ID|search QUERY"
 ADD_USAGE = "/memo add   (opens $EDITOR)   or   /memo add [--tags A,B] TEXT with optional #tag words"
 _HASHTAG = re.compile(r"(?<!\S)#([\w][\w.-]*)")
 _TRAILING_HASHTAGS = re.compile(r"(?:\s+#[\w][\w.-]*)+\s*$")
@@ -47,15 +46,6 @@ def parse_memo(text: str) -> tuple[list[str], str]:
 
 def split_tags(text: str) -> list[str]:
     return normalise_tags(text.split(","))
-
-
-def memo_cmd(ctx: CommandContext, args: str) -> Proceed | None:
-    sub, rest = split_sub(args)
-    handler = _SUBS.get(sub)
-    if handler is None:
-        raise usage_error(MEMO_USAGE, f"unknown /memo sub-command {sub!r}" if sub else "missing sub-command")
-    handler(ctx, rest)
-    return None
 
 
 def _table(ctx: CommandContext, title: str, memos: list[Memo]) -> None:
@@ -195,34 +185,24 @@ def _search(ctx: CommandContext, rest: str) -> None:
     _table(ctx, f"Memos matching {rest!r}: {plural(len(memos), 'hit')}", memos)
 
 
-_SUBS = {
-    "list": _list,
-    "add": _add,
-    "show": _show,
-    "edit": _edit,
-    "remove": _remove,
-    "delete": _remove,
-    "search": _search,
-}
+def _memo_ids(ctx: CommandContext) -> list[str]:
+    return [str(m.id) for m in ctx.memos.all()]
 
 
-def _complete(ctx: CommandContext, words: list[str]) -> list[str]:
-    if len(words) <= 1:
-        return [s for s in _SUBS if s != "delete"]
-    if len(words) == 2 and words[0] in ("show", "edit", "remove", "delete"):
-        return [str(m.id) for m in ctx.memos.all()]
-    return []
-
-
+SUBS = (
+    Sub("list", "", "Every memo with its tags, and who saved it", _list),
+    Sub("add", "[--tags A,B] [TEXT]", "Save a memo: TEXT with #tag words, or write it in $EDITOR", _add),
+    Sub("show", "ID", "One memo in full", _show, complete=first_word(_memo_ids)),
+    Sub("edit", "ID", "Edit a memo and its tags in $EDITOR", _edit, complete=first_word(_memo_ids)),
+    Sub("remove", "ID", "Delete a memo", _remove, ("delete",), first_word(_memo_ids)),
+    Sub("search", "QUERY", "Memos by tags (comma-separated) or by words in their text", _search),
+)
 COMMANDS = (
-    Command(
+    grouped(
         "/memo",
         "Long-term memos shared by all sessions and projects: list, add, show, edit, remove, search",
-        MEMO_USAGE,
         "Session & Memory",
-        memo_cmd,
+        SUBS,
         aliases=("/memos",),
-        subcommands=tuple(_SUBS),
-        complete=_complete,
     ),
 )

@@ -14,12 +14,11 @@ from slop.records import Usage, strategies_compatible
 
 MODEL_USAGE = "/model [NAME | ALIAS | openai:NAME | gemini:NAME | gemini_gca:NAME | PROFILE:NAME]"
 MODELS_USAGE = "/models [FILTER]"
-CACHE_KEY = "model_cache"  # ctx.extras[CACHE_KEY]: provider kind -> names from the last /models
 
 
 def _cache(ctx: CommandContext) -> dict[str, list[str]]:
-    cache: dict[str, list[str]] = ctx.extras.setdefault(CACHE_KEY, {})
-    return cache
+    """Provider kind -> the model names its last /models listed."""
+    return ctx.conversation.model_names
 
 
 def split_spec(spec: str, current_kind: str | None, config: ProviderConfig | None = None) -> tuple[str | None, str]:

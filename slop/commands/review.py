@@ -49,7 +49,7 @@ FEEDBACK_HEADER = """\
 def edit_cmd(ctx: CommandContext, args: str) -> Proceed | None:
     if args:
         raise usage_error("/edit", "/edit takes no arguments: it opens your last input in $EDITOR")
-    before = ctx.last_input or ctx.store.messages.last_user_text(ctx.session)
+    before = ctx.conversation.last_input or ctx.store.messages.last_user_text(ctx.session)
     edited = ctx.io.edit(before, ".md")
     if edited is None:
         return None

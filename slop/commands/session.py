@@ -2,28 +2,16 @@
 
 from __future__ import annotations
 
-from slop.commands.base import Command, CommandContext, Proceed, split_sub, usage_error
+from slop.commands.base import CommandContext, Sub, first_word, grouped, usage_error
 from slop.commands.export import FORMATS, export_session
 from slop.commands.helpers import check_name, plural
 from slop.errors import CommandError
 
 DEFAULT_SESSION = "default"
-SESSION_USAGE = (
-    "/session list|switch NAME|clone NAME|remove NAME|clear|scratchpad [read|edit]|export [md|html|jsonl] [FILE]"
-)
 SWITCH_USAGE = "/session switch NAME"
 REMOVE_USAGE = "/session remove NAME"
 CLONE_USAGE = "/session clone NAME"
 SCRATCHPAD_USAGE = "/session scratchpad [read|edit]"
-
-
-def session_cmd(ctx: CommandContext, args: str) -> Proceed | None:
-    sub, rest = split_sub(args)
-    handler = _SUBS.get(sub)
-    if handler is None:
-        raise usage_error(SESSION_USAGE, f"unknown /session sub-command {sub!r}" if sub else "missing sub-command")
-    handler(ctx, rest)
-    return None
 
 
 def summary(ctx: CommandContext, name: str) -> str:
@@ -66,14 +54,14 @@ def _list(ctx: CommandContext, rest: str) -> None:
     ctx.io.table(f"Sessions ({len(rows)}; ● = current)", ["", "Session", "Messages", "Last activity"], table)
 
 
-def _switch(ctx: CommandContext, rest: str) -> None:
+def switch_session(ctx: CommandContext, rest: str) -> None:
     name = check_name(rest, "session", SWITCH_USAGE)
     if name == ctx.session:
         ctx.io.info("already here; " + summary(ctx, name))
         return
     existed = ctx.store.sessions.exists(name) or ctx.store.messages.count(name) > 0
     ctx.store.sessions.ensure(name)
-    ctx.session = name
+    ctx.conversation.session = name
     prefix = "switched to " if existed else "created and switched to new "
     ctx.io.success(prefix + summary(ctx, name))
 
@@ -91,13 +79,13 @@ def _remove(ctx: CommandContext, rest: str) -> None:
         return
     ctx.store.sessions.remove(name)
     if name == ctx.session:
-        ctx.session = DEFAULT_SESSION
+        ctx.conversation.session = DEFAULT_SESSION
         ctx.io.success(f"session '{name}' deleted; back in " + summary(ctx, DEFAULT_SESSION))
     else:
         ctx.io.success(f"session '{name}' deleted")
 
 
-def _clear(ctx: CommandContext, rest: str) -> None:
+def clear_session(ctx: CommandContext, rest: str) -> None:
     if rest:
         raise usage_error("/session clear", "/session clear works on the current session and takes no arguments")
     count = ctx.store.messages.count(ctx.session)
@@ -119,7 +107,7 @@ def _clone(ctx: CommandContext, rest: str) -> None:
     source = ctx.session
     # Fresh group ids for the copy: /undo or /message remove in one never touches the other.
     ctx.store.sessions.clone(source, name, int(ctx.store.messages.new_group_id()))
-    ctx.session = name
+    ctx.conversation.session = name
     ctx.io.success(f"cloned '{source}' to '{name}' and switched to it; " + summary(ctx, name))
 
 
@@ -155,38 +143,53 @@ def _edit_scratchpad(ctx: CommandContext) -> None:
     ctx.io.success(f"scratchpad of '{ctx.session}' updated")
 
 
-_SUBS = {
-    "list": _list,
-    "switch": _switch,
-    "remove": _remove,
-    "clear": _clear,
-    "clone": _clone,
-    "scratchpad": _scratchpad,
-    "export": export_session,
-}
+def _session_names(ctx: CommandContext) -> list[str]:
+    return [str(r["id"]) for r in ctx.store.sessions.list()]
 
 
-def _complete(ctx: CommandContext, words: list[str]) -> list[str]:
-    if len(words) <= 1:
-        return list(_SUBS)
-    if len(words) == 2 and words[0] in ("switch", "remove"):
-        return [str(r["id"]) for r in ctx.store.sessions.list()]
-    if len(words) == 2 and words[0] == "scratchpad":
-        return ["read", "edit"]
-    if len(words) == 2 and words[0] == "export":
-        return list(FORMATS)
-    return []
-
-
-COMMANDS = (
-    Command(
-        "/session",
-        "Sessions: list, switch (creates), clone, clear, remove, export; read or edit the scratchpad",
-        SESSION_USAGE,
-        "Session & Memory",
-        session_cmd,
-        aliases=("/sessions",),
-        subcommands=tuple(_SUBS),
-        complete=_complete,
+SUBS = (
+    Sub("list", "", "The sessions with their message counts and last activity", _list),
+    Sub(
+        "switch",
+        "NAME",
+        "Switch to a session; a new name creates it",
+        switch_session,
+        complete=first_word(_session_names),
+    ),
+    Sub(
+        "clone",
+        "NAME",
+        "Copy the current session (history, STATE, scratchpad, settings) and switch to the copy",
+        _clone,
+    ),
+    Sub(
+        "remove",
+        "NAME",
+        "Delete a session and its STATE, scratchpad and settings (asks first; memos stay)",
+        _remove,
+        complete=first_word(_session_names),
+    ),
+    Sub("clear", "", "Empty the current session: history, STATE, scratchpad and settings (asks first)", clear_session),
+    Sub(
+        "scratchpad",
+        "[read|edit]",
+        "Read the session's scratchpad, or edit it in $EDITOR",
+        _scratchpad,
+        complete=first_word(lambda ctx: ["read", "edit"]),
+    ),
+    Sub(
+        "export",
+        "[md|html|jsonl] [FILE]",
+        "Write the session's conversation to a file",
+        export_session,
+        complete=first_word(lambda ctx: list(FORMATS)),
     ),
 )
+SESSION = grouped(
+    "/session",
+    "Sessions: list, switch (creates), clone, clear, remove, export; read or edit the scratchpad",
+    "Session & Memory",
+    SUBS,
+    aliases=("/sessions",),
+)
+COMMANDS = (SESSION,)

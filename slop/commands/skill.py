@@ -20,13 +20,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from slop.commands.base import Command, CommandContext, Proceed, split_sub, usage_error
+from slop.commands.base import CommandContext, Sub, every_word, grouped, usage_error
 from slop.commands.helpers import check_name, snippet
 from slop.errors import CommandError
 from slop.records import Skill
 from slop.store.catalog import DEFAULT_SKILLS
 
-SKILL_USAGE = "/skill list|show SKILL|activate SKILL...|deactivate SKILL...|add [NAME]|edit SKILL|delete SKILL"
 ADD_USAGE = "/skill add [NAME]   (opens $EDITOR)"
 _HEADER = re.compile(r"^\s*#\s*(name|description|system prompt patch)\s*:?(.*)$", re.IGNORECASE)
 TEMPLATE_HINT = (
@@ -79,15 +78,6 @@ def validate_skill(parsed: SkillText) -> SkillText:
     if not parsed.patch:
         raise CommandError(f"skill '{name}' has no text below the header: write what it adds to the system prompt")
     return SkillText(name, " ".join(parsed.description.split()), parsed.patch)
-
-
-def skill_cmd(ctx: CommandContext, args: str) -> Proceed | None:
-    sub, rest = split_sub(args)
-    handler = _SUBS.get(sub)
-    if handler is None:
-        raise usage_error(SKILL_USAGE, f"unknown /skill sub-command {sub!r}" if sub else "missing sub-command")
-    handler(ctx, rest)
-    return None
 
 
 def find_skill(ctx: CommandContext, key: str, usage: str) -> Skill:
@@ -265,37 +255,57 @@ def _delete_skill(ctx: CommandContext, skill: Skill) -> None:
 
 
 _DEFAULTS = {name for name, _, _ in DEFAULT_SKILLS}
-_SUBS = {
-    "list": _list,
-    "show": _show,
-    "activate": _activate,
-    "deactivate": _deactivate,
-    "add": _add,
-    "edit": _edit,
-    "delete": _delete,
-    "remove": _delete,
-}
 
 
-def _complete(ctx: CommandContext, words: list[str]) -> list[str]:
-    if len(words) <= 1:
-        return [s for s in _SUBS if s != "remove"]
-    if words[0] == "deactivate":
-        return list(ctx.store.sessions.get(ctx.session).active_skills)
-    if words[0] in ("show", "activate", "edit", "delete", "remove"):
-        return [s.name for s in ctx.store.catalog.skills()]
-    return []
+def _skill_names(ctx: CommandContext) -> list[str]:
+    return [s.name for s in ctx.store.catalog.skills()]
 
 
+def _active_skills(ctx: CommandContext) -> list[str]:
+    return list(ctx.store.sessions.get(ctx.session).active_skills)
+
+
+SUBS = (
+    Sub("list", "", "Every skill, its activation count and whether it is active here", _list),
+    Sub(
+        "show",
+        "SKILL",
+        "One skill's description and the text it adds to the system prompt",
+        _show,
+        complete=every_word(_skill_names),
+    ),
+    Sub(
+        "activate",
+        "SKILL...",
+        "Add skills to this session's system prompt",
+        _activate,
+        complete=every_word(_skill_names),
+    ),
+    Sub(
+        "deactivate",
+        "SKILL...",
+        "Take skills out of this session's system prompt",
+        _deactivate,
+        complete=every_word(_active_skills),
+    ),
+    Sub("add", "[NAME]", "Write a new skill in $EDITOR", _add),
+    Sub(
+        "edit",
+        "SKILL",
+        "Edit a skill in $EDITOR (renaming it renames it in every session)",
+        _edit,
+        complete=every_word(_skill_names),
+    ),
+    Sub(
+        "delete", "SKILL", "Delete a skill and switch it off everywhere", _delete, ("remove",), every_word(_skill_names)
+    ),
+)
 COMMANDS = (
-    Command(
+    grouped(
         "/skill",
         "Persona patches for the system prompt: list, show, activate/deactivate (several at once), add, edit, delete",
-        SKILL_USAGE,
         "Agent Capabilities",
-        skill_cmd,
+        SUBS,
         aliases=("/skills",),
-        subcommands=tuple(_SUBS),
-        complete=_complete,
     ),
 )

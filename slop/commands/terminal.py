@@ -9,7 +9,7 @@ from slop.commands.base import Command, CommandContext, Proceed, usage_error
 from slop.commands.context_modes import compact_cmd
 from slop.commands.helpers import snippet
 from slop.commands.model import usage_cmd
-from slop.commands.session import session_cmd
+from slop.commands.session import clear_session, switch_session
 
 VERBOSITY = ("quiet", "normal", "full")
 VERBOSE_USAGE = "/verbose [quiet|normal|full]"
@@ -53,7 +53,8 @@ def verbose_cmd(ctx: CommandContext, args: str) -> Proceed | None:
 def clear_cmd(ctx: CommandContext, args: str) -> Proceed | None:
     if args.strip():
         raise usage_error("/clear", "/clear takes no arguments (it is /session clear)")
-    return session_cmd(ctx, "clear")
+    clear_session(ctx, "")
+    return None
 
 
 def compact_alias(ctx: CommandContext, args: str) -> Proceed | None:
@@ -64,7 +65,8 @@ def compact_alias(ctx: CommandContext, args: str) -> Proceed | None:
 def resume_cmd(ctx: CommandContext, args: str) -> Proceed | None:
     name = args.strip()
     if name:
-        return session_cmd(ctx, f"switch {name}")
+        switch_session(ctx, name)
+        return None
     rows = [r for r in ctx.store.sessions.list() if r["messages"]][:PICKER_SIZE]
     if not rows:
         ctx.io.info("no session has any messages yet")
@@ -82,7 +84,8 @@ def resume_cmd(ctx: CommandContext, args: str) -> Proceed | None:
     if picked is None:
         ctx.io.info(f"staying in '{ctx.session}'")
         return None
-    return session_cmd(ctx, f"switch {rows[picked - 1]['id']}")
+    switch_session(ctx, str(rows[picked - 1]["id"]))
+    return None
 
 
 def _complete_verbose(ctx: CommandContext, words: list[str]) -> list[str]:

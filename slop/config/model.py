@@ -61,11 +61,14 @@ class Config:
             value = entry.value
             if field_name == "color":
                 field_name, value = "no_color", not value
-            elif field_name == "verbosity":
-                field_name, value = "debug", value == "debug"
             elif field_name == "allow_paths":
                 value = tuple(value)
             out[field_name] = (value, entry.source)
+        prices = self.prices()
+        if prices:  # [prices."MODEL"] tables: Settings.prices rows, (input, cached, output) or (input, output)
+            rows = tuple((model, _price_row(p)) for model, p in sorted(prices.items()))
+            found = (self.entries.get(("prices", m, "input")) for m in prices)
+            out["prices"] = (rows, ", ".join(sorted({e.source for e in found if e})))
         return out
 
     def _table(self, *prefix: str) -> dict[str, dict[str, Any]]:
@@ -96,3 +99,9 @@ class Config:
         values = {p: e.value for p, e in self.entries.items() if p[0] == "mcp"}
         where = {p: e.where for p, e in self.entries.items() if p[0] == "mcp"}
         return parse_mcp(values, where)
+
+
+def _price_row(price: Price) -> tuple[float, ...]:
+    if price.cached_input is None:
+        return (price.input, price.output)  # no cache discount known: cached input at the input price
+    return (price.input, price.cached_input, price.output)

@@ -9,7 +9,7 @@ from slop.config.loader import ALL_KEYS
 from slop.config.model import Config
 from slop.config.schema import Key
 
-_FROM_SETTING = {"color": ("no_color", lambda v: not v), "verbosity": ("debug", lambda v: "debug" if v else "normal")}
+_FROM_SETTING = {"color": ("no_color", lambda v: not v)}
 
 
 def render_config(config: Config, values: Mapping[str, object], sources: Mapping[str, str]) -> str:

@@ -61,7 +61,7 @@ OPTIONS: dict[str, Option] = {
         Option("ranked_candidates", 50, int, 1, 1000, "ranked", "FTS hits and recent groups ranked per request"),
         Option(
             "ranked_search_limit",
-            5000,
+            1000,
             int,
             0,
             10_000_000,

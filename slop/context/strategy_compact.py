@@ -4,7 +4,8 @@
   assembled prompt passes `compact_threshold` (0.8) of the budget, the history is
   compacted toward `compact_target` (0.5): it keeps the first user message, a
   structured continuation summary written by the model (header, Analysis and Summary
-  sections, 300-800 words; see summarize.COMPACT_INSTRUCTIONS) and the most recent
+  sections, a tenth of the budget, 100-800 words; see summarize.compact_instructions)
+  and the most recent
   `compact_keep_recent` (6) messages, never splitting a tool call from its results
   (fewer when those alone would exceed the target). The current request (latest user
   message) is kept too.
@@ -25,12 +26,11 @@ from slop.context.costs import cost
 from slop.context.options import option
 from slop.context.selecting import current_group, pair_safe_cut, place_summaries
 from slop.context.strategies import HistoryEditor, HistorySource, Maintenance, Measure, Selection, Summarizer
-from slop.context.summarize import COMPACT_INSTRUCTIONS, transcript, with_header
+from slop.context.summarize import compact_instructions, summary_words, transcript, with_header
 from slop.records import Message, Role, SessionInfo
 from slop.tokenestimate import estimate
 
 FILES_READ_MAX = 20
-SUMMARY_TOKENS_ESTIMATE = 1100  # 800 words
 _CHUNK_MARGIN = 64  # headers and the join text around a chunk
 _MIN_CHUNK_TOKENS = 256  # a budget too small for this still gets progress, one small chunk a call
 
@@ -87,12 +87,18 @@ def plan_compaction(
     return CompactionPlan(keep, middle, rows[cut].id if cut < len(rows) else None)
 
 
+def summary_tokens(budget: int) -> int:
+    """What the summary the budget allows may cost, in tokens (a word is ~1.35)."""
+    return int(summary_words(budget) * 1.4)
+
+
 def summarize_within(summarize: Summarizer, middle: list[Message], budget: int) -> str:
     """The continuation summary, with every summarization request inside the budget (a
     small local model's context is exactly where compaction is needed): when the
     transcript does not fit next to the instructions and the reply, it goes in chunks,
     each call folding one more chunk into the summary so far."""
-    base = estimate(COMPACT_INSTRUCTIONS) + SUMMARY_TOKENS_ESTIMATE + _CHUNK_MARGIN  # instructions + the reply
+    instructions = compact_instructions(budget)
+    base = estimate(instructions) + summary_tokens(budget) + _CHUNK_MARGIN  # instructions + the reply
     summary = ""
     rest = list(middle)
     part = 0
@@ -107,7 +113,7 @@ def summarize_within(summarize: Summarizer, middle: list[Message], budget: int) 
         part += 1
         if summary:
             text = f"Summary of the transcript so far (parts 1-{part - 1}):\n{summary}\n\nNext part:\n{text}"
-        summary = summarize(COMPACT_INSTRUCTIONS, text)
+        summary = summarize(instructions, text)
         if not summary or not summary.strip():
             return ""
     return summary
@@ -163,7 +169,7 @@ class CompactStrategy:
         summaries = history.active_summaries(sid)
         fresh = [m for m in plan.middle if m.id not in summaries]
         replaced = sum(cost(m, active=m.group_id == active) for m in plan.middle)
-        if not force and (not fresh or replaced <= SUMMARY_TOKENS_ESTIMATE // 2):
+        if not force and (not fresh or replaced <= summary_tokens(budget) // 2):
             return Maintenance()  # nothing worth a model call; the budget guard does the rest
         if not plan.middle:
             return self._nothing(

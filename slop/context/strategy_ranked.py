@@ -24,18 +24,18 @@
 
 from __future__ import annotations
 
-import json
-from collections import Counter
 from dataclasses import dataclass
 
 from slop.context.costs import group_cost, marker_tokens
 from slop.context.options import option
+from slop.context.rankfusion import Ranked, expansion_terms, rrf
 from slop.context.selecting import group_map
 from slop.context.strategies import HistorySource, Selection
-from slop.context.textsearch import fts_query, informative, informative_terms, words
-from slop.parser import parse
-from slop.records import Message, SessionInfo, Status
+from slop.context.textsearch import fts_query, informative_terms
+from slop.records import Message, SessionInfo
 from slop.tokenestimate import estimate
+
+__all__ = ["GAPS_LAYER", "Ranked", "RankedStrategy", "expansion_terms", "rrf"]
 
 GAPS_LAYER = (
     "## Context Retrieval (ranked mode)\n"
@@ -53,73 +53,6 @@ TAIL_FACTOR = 4  # BM25 hits beyond the fused candidates may still fill the budg
 
 
 @dataclass(frozen=True, slots=True)
-class Ranked:
-    group_id: str
-    score: float
-    bm25_rank: int | None
-    recency_rank: int | None
-    expanded_rank: int | None = None
-
-
-def rrf(
-    bm25_order: list[str],
-    recency_order: list[str],
-    *,
-    k: float = 60,
-    w_bm25: float = 1.5,
-    w_recency: float = 1.0,
-    expanded_order: list[str] | None = None,
-    w_expanded: float = 0.0,
-) -> list[Ranked]:
-    """Reciprocal Rank Fusion (1-based ranks): score = sum of w / (k + rank) over the
-    rankings a group is in. Best first; ties go to the newer group (ids grow with time)."""
-    expanded_order = expanded_order or []
-    b = {g: i + 1 for i, g in enumerate(bm25_order)}
-    r = {g: i + 1 for i, g in enumerate(recency_order)}
-    e = {g: i + 1 for i, g in enumerate(expanded_order)}
-    out = []
-    for gid in dict.fromkeys([*bm25_order, *recency_order, *expanded_order]):
-        score = sum(w / (k + ranks[gid]) for ranks, w in ((b, w_bm25), (r, w_recency), (e, w_expanded)) if gid in ranks)
-        out.append(Ranked(gid, score, b.get(gid), r.get(gid), e.get(gid)))
-    out.sort(key=lambda x: x.group_id, reverse=True)
-    return sorted(out, key=lambda x: -x.score)  # stable: equal scores stay newest first
-
-
-def expansion_terms(messages: list[Message], terms: list[str], n: int) -> list[str]:
-    """Pseudo-relevance feedback: the `n` informative words that occur in most of the
-    top hits' messages, other than the query's own."""
-    if n <= 0:
-        return []
-    have = set(terms)
-    counts: Counter[str] = Counter()
-    for msg in messages:
-        # Distinct words in text order (not a set: its order follows the per-process hash
-        # seed, and most_common keeps first-seen order among equal counts).
-        fresh = (w for w in words(readable(msg)) if informative(w) and w not in have and not w.isdigit())
-        counts.update(dict.fromkeys(fresh, 1))
-    return [w for w, c in counts.most_common(n) if c > 1 or len(messages) == 1]
-
-
-def readable(msg: Message) -> str:
-    """What a row says, without the provider's JSON structure: a tool-call row's keys
-    ("role", "tool_calls", "function", ...) are in every such row, so as expansion words
-    they would match every tool call of the session."""
-    if msg.status != Status.TOOL_CALL:
-        return msg.content
-    parsed = parse(msg)
-    return " ".join([parsed.text, *(f"{c.name} {_values(c.arguments)}" for c in parsed.tool_calls)])
-
-
-def _values(arguments: str) -> str:
-    """The argument values of a call (its keys are structure too)."""
-    try:
-        data = json.loads(arguments or "{}")
-    except ValueError:
-        return arguments
-    return " ".join(str(v) for v in data.values()) if isinstance(data, dict) else str(data)
-
-
-@dataclass(frozen=True, slots=True)
 class _Candidates:
     """What one search found: the current group, the newest groups, BM25 hits and the fused ranking."""
 
@@ -129,7 +62,7 @@ class _Candidates:
     tail: list[str]
     extra: list[str]
     expanded: list[str]
-    ranked: list[Ranked]
+    recency: list[str]  # the hits, newest first (the subset rule)
 
 
 class RankedStrategy:
@@ -150,6 +83,7 @@ class RankedStrategy:
         room = budget - marker_tokens() - estimate(GAPS_LAYER) if budget > 0 else 0
         share = float(option(session, "ranked_recent_share"))
         recent_note = ""
+        recency_weight = 1.0
         # The recent flow first, as far as the search points there; only when the budget
         # decides how many groups go in (window 0): a window of N means "the top N groups".
         if room > 0 and share > 0 and session.context_size <= 0:
@@ -157,14 +91,19 @@ class RankedStrategy:
                 source, sid, found.current, found.recent, mandatory, found.hits, room, share
             )
             mandatory += block
+            # Recency among the hits counts as much as the search says the recent part
+            # matters: old evidence is not pushed down by newer, weaker matches.
+            recency_weight = pointed
             recent_note = (
                 f"Recent flow first: {pointed:.0%} of the top search hits (by rank weight) are in the "
                 f"recent window, so the {len(block)} most recent group(s) take up to "
-                f"{pointed**2 * share:.0%} of the budget."
+                f"{pointed**2 * share:.0%} of the budget, and recency among the hits weighs {pointed:.2f} "
+                "of its setting."
             )
+        ranked = self._fuse(session, found, recency_weight)
         cap = session.context_size  # the original's "top N groups"; 0 = as many as fit
         # then further BM25 hits, beyond the fused ones
-        order_of_preference = [r.group_id for r in found.ranked] + found.tail
+        order_of_preference = [r.group_id for r in ranked] + found.tail
         chosen, used, loaded = self._fill(source, sid, found.current, mandatory, order_of_preference, room, cap)
         filled: list[str] = []
         if cap <= 0 or len(chosen) < cap + len(mandatory):
@@ -173,7 +112,7 @@ class RankedStrategy:
         order = sorted(set(chosen))
         messages = source.messages_of_groups(sid, order, include_ungrouped=True)
         gaps = bool(order) and sorted(order, reverse=True) != source.last_group_ids(sid, len(order))
-        notes = self._notes(terms, found.hits, found.ranked, mandatory, chosen, filled, order, gaps, budget)
+        notes = self._notes(terms, found.hits, ranked, mandatory, chosen, filled, order, gaps, budget)
         if recent_note:
             notes.insert(1, recent_note)
         if found.extra:
@@ -183,6 +122,19 @@ class RankedStrategy:
                 f"({len(found.expanded)} group(s) found with it, fused as a third ranking).",
             )
         return Selection(tuple(messages), tuple(notes), GAPS_LAYER if gaps else "")
+
+    @staticmethod
+    def _fuse(session: SessionInfo, found: _Candidates, recency_scale: float) -> list[Ranked]:
+        """RRF of the BM25, recency and expanded-query rankings."""
+        return rrf(
+            found.hits,
+            found.recency,
+            k=float(option(session, "ranked_k")),
+            w_bm25=float(option(session, "ranked_bm25_weight")),
+            w_recency=float(option(session, "ranked_recency_weight")) * recency_scale,
+            expanded_order=found.expanded,
+            w_expanded=float(option(session, "ranked_expansion_weight")),
+        )
 
     @staticmethod
     def _window_fallback(source: HistorySource, session: SessionInfo, query: str) -> Selection:
@@ -230,16 +182,7 @@ class RankedStrategy:
         expanded = expanded_all[:candidates]
         if expanded_all:  # the tail follows the expanded query: it found the same groups and more
             tail = [g for g in expanded_all[candidates:] if g not in hits]
-        ranked = rrf(
-            hits,
-            recency,
-            k=float(option(session, "ranked_k")),
-            w_bm25=float(option(session, "ranked_bm25_weight")),
-            w_recency=float(option(session, "ranked_recency_weight")),
-            expanded_order=expanded,
-            w_expanded=float(option(session, "ranked_expansion_weight")),
-        )
-        return _Candidates(current, recent, hits, tail, extra, expanded, ranked)
+        return _Candidates(current, recent, hits, tail, extra, expanded, recency)
 
     def _fill(
         self,

@@ -49,12 +49,34 @@ Rules:
 - Name things rather than reproduce them: mention files, functions and commands by name; no code dumps.
 - Keep uncertainty visible: write "planned", "discussed" or "in progress" where nothing was finished.
 - Mention that any file can be read again when its exact content is needed.
-- Length: 300 to 800 words. Write only the summary."""  # noqa: E501
+- Length: at most {{words}} words. Write only the summary."""  # noqa: E501
+
+SUMMARY_MAX_WORDS = 800
+_SUMMARY_MIN_WORDS = 100
+_SUMMARY_SHARE = 0.1  # of the budget: the summary has to fit beside what stays verbatim
+_TOKENS_PER_WORD = 1.35
+
+
+def summary_words(budget: int) -> int:
+    """How long a continuation summary may be: a tenth of the budget, 100-800 words (800
+    when nothing bounds the prompt). A fixed 800 words would take a quarter of a 4k
+    budget, room the recent turns kept verbatim need more."""
+    if budget <= 0:
+        return SUMMARY_MAX_WORDS
+    words = int(budget * _SUMMARY_SHARE / _TOKENS_PER_WORD)
+    return max(_SUMMARY_MIN_WORDS, min(SUMMARY_MAX_WORDS, words))
+
+
+def compact_instructions(budget: int) -> str:
+    """The compaction prompt, with the summary length the budget allows."""
+    return COMPACT_INSTRUCTIONS.format(words=summary_words(budget))
+
 
 RELEVANCE_INSTRUCTIONS = """You condense parts of a coding-agent session that are only partly relevant to the current request, so they take less room in the context window. You receive the current request and several conversation groups, each headed by its group id (GID). Write one compact note that keeps, for each group: what was asked or done, decisions, names of files, functions and commands, numbers, and results or errors that may still matter. Leave out small talk, repetition and raw output. Start each group's part with "[GID <id>]" so it can be found again. Be brief: at most about {words} words in total. Write only the note."""  # noqa: E501
 
 SUMMARY_TITLE = "## Summary of earlier context"
 EXTRACTIVE_LABEL = "[extractive summary: sentences picked from the transcript without a model]"
+_STATED_LENGTH = re.compile(r"at most (?:about )?(\d+) words")
 _RESULT_CHARS = 1500
 _TRANSCRIPT_CHARS = 120_000
 
@@ -111,7 +133,11 @@ _PATH = re.compile(r"\b[\w./-]+\.(?:py|js|ts|tsx|go|rs|c|h|cpp|java|rb|md|json|t
 def extractive_summary(instructions: str, text: str, *, max_words: int = 700) -> str:
     """A deterministic summary without a model: the first request, the sentences that
     share the most keywords with the whole transcript, and the file names mentioned.
-    Clearly labelled; used by the benchmarks and tests, never presented as a model's."""
+    Clearly labelled; used by the benchmarks and tests, never presented as a model's.
+    Like a model, it keeps to a length the instructions state ("at most N words")."""
+    stated = _STATED_LENGTH.search(instructions)
+    if stated:
+        max_words = min(max_words, int(stated.group(1)))
     entries = [e for e in re.split(r"\n\n(?=\[)", text) if e.strip()]
     first_user = next((e for e in entries if e.startswith("[user")), entries[0] if entries else "")
     vocabulary = keywords(text)

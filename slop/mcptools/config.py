@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -217,11 +218,11 @@ def _parse_json(text: str, file: Path) -> Any:
 
 
 def _parse_toml(text: str, file: Path) -> Any:
-    try:
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ModuleNotFoundError:  # Python 3.10
+    else:  # Python 3.10: tomli is a dependency there
         try:
-            import tomli as tomllib  # type: ignore[no-redef]
+            import tomli as tomllib
         except ModuleNotFoundError:
             raise ConfigError(f"{file}: reading TOML needs Python 3.11 or tomli; or use a .json file") from None
     try:

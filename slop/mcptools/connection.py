@@ -11,7 +11,7 @@ import json
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import Any, TextIO
 
 import anyio
 from mcp import Client, MCPError, StdioServerParameters
@@ -61,7 +61,7 @@ async def _guard(awaitable: Any) -> Any:
 
 
 @asynccontextmanager
-async def connect(config: McpServerConfig, errlog: IO[str]) -> AsyncIterator[Connection]:
+async def connect(config: McpServerConfig, errlog: TextIO) -> AsyncIterator[Connection]:
     """Start (stdio) or reach (HTTP) the server and finish the MCP handshake."""
     closed = anyio.Event()
     info = Implementation(name="slop", version=__version__)
@@ -71,7 +71,7 @@ async def connect(config: McpServerConfig, errlog: IO[str]) -> AsyncIterator[Con
             yield Connection(client, closed)
 
 
-async def _transport(config: McpServerConfig, errlog: IO[str], stack: AsyncExitStack) -> Any:
+async def _transport(config: McpServerConfig, errlog: TextIO, stack: AsyncExitStack) -> Any:
     if config.url:
         http = None
         if config.headers:  # a client we make is ours to close; the SDK closes only its own

@@ -28,7 +28,7 @@ from slop.mcptools.naming import display_name
 from slop.tools.base import ErrorCode, ToolFailure
 
 if TYPE_CHECKING:
-    from anyio.abc import CancelScope
+    from anyio import CancelScope
     from anyio.from_thread import BlockingPortal
 
     from slop.mcptools.connection import Connection
@@ -256,14 +256,17 @@ class McpManager:
         run = self._runs.get(server)
         name = display_name(server, tool)
         connection = run.connection if run else None
-        down = connection is None or connection.closed.is_set()  # closed: its end is being recorded
-        if run is None or down or run.state != ServerState.READY or self._portal is None:
+        # closed: the server is gone and its end is being recorded
+        if run is None or connection is None or connection.closed.is_set() or run.state != ServerState.READY:
+            raise ToolFailure(ErrorCode.UNAVAILABLE, _unavailable(server, run))
+        if self._portal is None:
             raise ToolFailure(ErrorCode.UNAVAILABLE, _unavailable(server, run))
         future = self._portal.start_task_soon(self._call, connection, tool, arguments)
         deadline = time.monotonic() + run.config.tool_timeout
         while True:
             try:
-                return future.result(timeout=POLL_SECONDS)
+                outcome: CallOutcome = future.result(timeout=POLL_SECONDS)
+                return outcome
             except concurrent.futures.TimeoutError:
                 if cancel.is_set():
                     future.cancel()  # cancels the request on the loop (the SDK tells the server)

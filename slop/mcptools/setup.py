@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
-from slop.mcptools.config import McpServerConfig, load_mcp_file
+from slop.mcptools.config import McpServerConfig, load_mcp_file, servers_from_records
 from slop.mcptools.info import McpToolInfo
 from slop.mcptools.manager import McpManager, Notify
 from slop.mcptools.naming import prefix
@@ -14,9 +15,13 @@ from slop.records import ToolSpec
 from slop.tools.registry import ToolRegistry
 
 
-def configured_servers(mcp_config: str) -> list[McpServerConfig]:
-    """Servers from `--mcp-config FILE` (or $SLOP_MCP_CONFIG, see settings); none when unset."""
-    return load_mcp_file(mcp_config) if mcp_config else []
+def configured_servers(mcp_config: str, in_config_files: Mapping[str, Any] | None = None) -> list[McpServerConfig]:
+    """The `[mcp.servers.NAME]` tables of the config files (project over user, already
+    merged), then the servers of `--mcp-config FILE` (or $SLOP_MCP_CONFIG): like every
+    flag, the file named on the command line wins, here server by server."""
+    servers = {s.name: s for s in servers_from_records(in_config_files or {})}
+    servers.update((s.name, s) for s in (load_mcp_file(mcp_config) if mcp_config else []))
+    return [servers[name] for name in sorted(servers)]
 
 
 def start_mcp(

@@ -77,7 +77,8 @@ def normalize_schema(schema: dict[str, Any]) -> dict[str, Any]:
     top = {k: v for k, v in (schema or {}).items() if k not in ("$schema", "title")}
     top["type"] = "object"
     top.setdefault("properties", {})
-    return _free_form(top, top_level=True)
+    shaped: dict[str, Any] = _free_form(top, top_level=True)
+    return shaped
 
 
 def _free_form(node: Any, top_level: bool = False) -> Any:

@@ -119,7 +119,7 @@ def map_transport_error(exc: BaseException, where: str, hint: str) -> ProviderEr
     if "ConnectError" in names:
         return ProviderUnavailable(f"cannot reach {where}; {hint}")
     if names & {"RemoteProtocolError", "ReadError", "StreamError", "NetworkError"}:
-        return BadResponse(f"the connection to {where} failed mid-reply ({type(exc).__name__}); try again")
+        return BadResponse(f"the connection to {where} was cut off mid-reply ({type(exc).__name__}); try again")
     detail = " ".join(str(exc).split())[:200]
     if isinstance(exc, ValueError):
         return BadResponse(f"{where} sent a malformed reply ({detail}); try again")

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from slop.errors import ConfigError
 from slop.records import Usage
+from slop.settings import price_numbers
 
 PRICES_AS_OF = "2026-11-23"
 
@@ -125,29 +126,31 @@ def normalize(model: str) -> str:
     return name
 
 
-def _numbers(source: str, model: str, fields: Iterable[str]) -> tuple[float, ...]:
-    try:
-        values = tuple(float(f) for f in fields)
-    except ValueError:
-        raise ConfigError(f"{source}: the prices of {model!r} must be numbers (dollars per 1M tokens)") from None
-    if any(v < 0 for v in values):
-        raise ConfigError(f"{source}: the prices of {model!r} cannot be negative")
-    return values
+def _named_fields(value: object) -> Mapping[str, object] | None:
+    """A mapping, or a record with `input` and `output` attributes (the config file's
+    [prices] entries), as a mapping; None for anything else."""
+    if isinstance(value, Mapping):
+        return value
+    if hasattr(value, "input") and hasattr(value, "output"):
+        return {name: getattr(value, name, None) for name in ("input", "cached_input", "output")}
+    return None
 
 
 def _price(model: str, value: object) -> Price:
     if isinstance(value, Price):
         return value
-    if isinstance(value, Mapping):
+    fields = _named_fields(value)
+    if fields is not None:
         try:
-            given = float(value["input"]), float(value.get("cached_input", value["input"])), float(value["output"])
-        except (KeyError, TypeError, ValueError):
+            cached = fields.get("cached_input")
+            given = (str(fields["input"]), str(fields["input"] if cached is None else cached), str(fields["output"]))
+        except KeyError:
             raise ConfigError(
                 f"prices: {model!r} needs numbers 'input' and 'output' (and optionally 'cached_input')"
             ) from None
-        return Price(*_numbers("prices", model, (str(v) for v in given)))
+        return Price(*price_numbers("prices", model, given))
     if isinstance(value, Sequence) and not isinstance(value, str) and len(value) in (2, 3):
-        numbers = _numbers("prices", model, (str(v) for v in value))
+        numbers = price_numbers("prices", model, (str(v) for v in value))
         return Price(numbers[0], numbers[0], numbers[1]) if len(numbers) == 2 else Price(*numbers)
     raise ConfigError(f"prices: {model!r} must be [input, cached_input, output] in dollars per 1M tokens")
 

@@ -83,6 +83,11 @@ class Database:
             except sqlite3.Error as exc:
                 raise StoreError(f"ledger error: {exc}") from exc
 
+    def change_stamp(self) -> tuple[int, int]:
+        """Changes so far through this connection and through any other one (SQLite's
+        data_version): equal stamps mean nothing was written in between."""
+        return self._conn.total_changes, int(self.scalar("PRAGMA data_version") or 0)
+
     def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
         return self._fetch(sql, params, sqlite3.Row, None)
 

@@ -5,7 +5,9 @@ inverted index, and texts are read back from `messages`, so the ledger does not 
 in size. Triggers feed it the searchable form of each row (tool-call rows without their
 JSON structure) and its session token, as rows are inserted, deleted or edited, whoever
 writes them (the orchestrator's steps, /undo, /session clear). Documents are messages;
-a group's rank is the rank of its best message (BM25 via FTS5 ``rank``, lower is better).
+a group's rank is the rank of its best message (lower is better): BM25 computed by
+slop.store.bm25 over the session's newest matches for the strategies' searches, FTS5's
+``rank`` for search_history and other query forms.
 
 Every query goes through the index (`MATCH`), so its cost follows the number of
 matching rows, not the length of the history (see perf_anchors.md §3b). The joins are
@@ -14,12 +16,14 @@ itself it walks the session's messages and runs the MATCH once per row (30x slow
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from dataclasses import dataclass
 
 from slop.errors import StoreError
 from slop.records import SearchHit, Status
+from slop.store import bm25
 from slop.store.db import Database
 from slop.store.sql import HIDDEN
 
@@ -122,6 +126,9 @@ def scoped(session_id: str, fts_query: str) -> str:
     return f"scope : {scope_token(session_id)} AND content : ({fts_query})"
 
 
+_GROUP_BATCH = 200
+
+
 @dataclass(frozen=True, slots=True)
 class GroupHit:
     group_id: str
@@ -163,6 +170,7 @@ def snippet(text: str, terms: list[str], size: int = SNIPPET_WORDS) -> str:
 class HistorySearch:
     def __init__(self, db: Database) -> None:
         self._db = db
+        self._memo = bm25.Memo()
 
     def groups(
         self, session_id: str, fts_query: str, limit: int, *, archived: bool = False, newest: int = 0
@@ -171,19 +179,59 @@ class HistorySearch:
 
         Visible groups by default; `archived=True` searches cold storage instead (the
         relevance strategy's dropped groups). `newest` > 0 bounds the work: only the
-        session's `newest` most recent matching messages are ranked (BM25 costs ~10-20 µs
-        per match, so an unbounded search grows with the session). A malformed query
-        finds nothing."""
+        session's `newest` most recent matching messages are ranked, by slop.store.bm25
+        (an OR of quoted phrases, what the strategies send; any other FTS5 query is
+        ranked by FTS5 over all its matches). A malformed query finds nothing."""
         if not fts_query.strip() or limit <= 0:
             return []
-        match = scoped(session_id, fts_query)
         status = f"m.status = '{Status.ARCHIVED}'" if archived else f"m.status NOT IN {HIDDEN}"
-        since = self._newest_bound(match, newest)
+        terms = bm25.phrases(fts_query)
+        if terms is None:
+            return self._fts5_ranked(session_id, fts_query, limit, status)
+        scope = f"scope : {scope_token(session_id)}"
+        memo = self._memo.check(self._db.change_stamp())
+        if self._session_rows(session_id) < bm25.COUNT_CAP:
+            found = bm25.newest_by_term(self._safe_query, scope, terms, newest, memo)
+        else:
+            found = bm25.newest_matches(self._safe_query, scoped(session_id, fts_query), newest)
+        ranked = bm25.scores(self._safe_query, scope, found, terms, memo)
+        return self._best_groups(ranked, status, limit)
+
+    def _session_rows(self, session_id: str) -> int:
+        """The session's rows, counted up to bm25.COUNT_CAP (an index range, at most that long)."""
+        count = self._db.scalar(
+            "SELECT count(*) FROM (SELECT 1 FROM messages WHERE session_id = ? LIMIT ?)", (session_id, bm25.COUNT_CAP)
+        )
+        return int(count or 0)
+
+    def _best_groups(self, ranked: list[tuple[int, float]], status: str, limit: int) -> list[GroupHit]:
+        """The groups of the best-scored rows, each at its best row's score (negated:
+        lower is better, as FTS5's rank), looked up a batch at a time, as far down as
+        `limit` groups need."""
+        out: dict[str, float] = {}
+        for start in range(0, len(ranked), _GROUP_BATCH):
+            batch = ranked[start : start + _GROUP_BATCH]
+            rows = self._safe_query(
+                f"SELECT id, group_id FROM messages WHERE id IN (SELECT value FROM json_each(?))"
+                f" AND group_id IS NOT NULL AND {status.replace('m.', '')}",
+                (json.dumps([rowid for rowid, _ in batch]),),
+            )
+            group_of = {int(r[0]): str(r[1]) for r in rows}
+            for rowid, score in batch:
+                gid = group_of.get(rowid)
+                if gid is not None and gid not in out:
+                    out[gid] = -score
+                    if len(out) >= limit:
+                        return [GroupHit(g, s) for g, s in out.items()]
+        return [GroupHit(g, s) for g, s in out.items()]
+
+    def _fts5_ranked(self, session_id: str, fts_query: str, limit: int, status: str) -> list[GroupHit]:
+        """Any other FTS5 query (NEAR, prefixes, ...): FTS5's own BM25 over all the matches."""
         rows = self._safe_query(
             "SELECT m.group_id AS gid, MIN(f.rank) AS score FROM history_fts f CROSS JOIN messages m ON m.id = f.rowid"
-            f" WHERE history_fts MATCH ? AND f.rowid >= ? AND m.session_id = ? AND m.group_id IS NOT NULL AND {status}"
+            f" WHERE history_fts MATCH ? AND m.session_id = ? AND m.group_id IS NOT NULL AND {status}"
             " GROUP BY m.group_id ORDER BY score LIMIT ?",
-            (match, since, session_id, limit),
+            (scoped(session_id, fts_query), session_id, limit),
         )
         return [GroupHit(r["gid"], float(r["score"])) for r in rows]
 
@@ -211,17 +259,6 @@ class HistorySearch:
             )
             for r in rows
         ]
-
-    def _newest_bound(self, match: str, newest: int) -> int:
-        """The smallest rowid among the `newest` latest matches (0 = no bound): walking
-        the doclists backwards by rowid costs no ranking, so this is cheap."""
-        if newest <= 0:
-            return 0
-        rows = self._safe_query(
-            "SELECT rowid FROM history_fts WHERE history_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
-            (match, newest - 1),
-        )
-        return int(rows[0][0]) if rows else 0
 
     def _safe_query(self, sql: str, params: tuple[object, ...]) -> list[sqlite3.Row]:
         try:

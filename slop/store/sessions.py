@@ -52,7 +52,11 @@ class Sessions:
         d = self.defaults
         if row is None:
             return SessionInfo(
-                name=session_id, context_size=d.context_size, context_mode=d.context_mode, budget=d.budget
+                name=session_id,
+                context_size=d.context_size,
+                context_mode=d.context_mode,
+                budget=d.budget,
+                options=dict(d.options),
             )
         settings = _loads_dict(row["settings"])
         return SessionInfo(
@@ -65,7 +69,7 @@ class Sessions:
             context_mode=str(settings.get("context_mode") or d.context_mode),
             budget=_number(settings.get("budget"), int, d.budget, low=0),
             throttle=_number(settings.get("throttle"), float, 0.0, low=0.0),
-            options={k: v for k, v in settings.items() if k not in _SETTING_KEYS},
+            options={**dict(d.options), **{k: v for k, v in settings.items() if k not in _SETTING_KEYS}},
         )
 
     def list(self) -> list[dict[str, Any]]:

@@ -38,14 +38,11 @@ class CommandCompleter(Completer):
             return
         words = rest.split(" ")
         current = words[-1]
-        try:
-            if len(words) == 1 and command.subcommands and command.complete is None:
-                options = list(command.subcommands)
-            elif command.complete is not None:
-                options = command.complete(self.ctx, words)
-            else:
-                options = []
-        except Exception:
+        if command.complete is None:
+            return
+        try:  # sub-commands and their arguments: the completer `commands.base.grouped` wrote
+            options = command.complete(self.ctx, words)
+        except Exception:  # a busy ledger must not break typing
             return
         for option in options:
             if option.startswith(current):

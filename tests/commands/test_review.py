@@ -16,7 +16,7 @@ from tests.commands.conftest import Harness, git
 
 
 def test_edit_prefills_the_last_input(harness: Harness) -> None:
-    harness.ctx.last_input = "fix the parser"
+    harness.ctx.conversation.last_input = "fix the parser"
     harness.io.edits.append(lambda text: text + " and add a test\n")
     result = harness.run("/edit")
     assert harness.io.edited[-1] == ("fix the parser", ".md")
@@ -32,7 +32,7 @@ def test_edit_falls_back_to_the_last_stored_user_message(harness: Harness) -> No
 
 
 def test_edit_empty_or_failed_or_unchanged_sends_nothing(harness: Harness) -> None:
-    harness.ctx.last_input = "hello"
+    harness.ctx.conversation.last_input = "hello"
     harness.io.edits.extend(["   \n", None, "hello\n"])
     assert harness.run("/edit") is None
     assert harness.run("/edit") is None
@@ -47,7 +47,7 @@ def test_edit_proceeds_to_a_turn_through_the_engine(harness: Harness) -> None:
     harness.io.edits.append("a new question")
     outcome = harness.app.engine.handle("/edit")
     assert outcome.kind == "turn"  # no provider configured: the turn itself reports that
-    assert harness.ctx.last_input == "a new question"
+    assert harness.ctx.conversation.last_input == "a new question"
 
 
 # ---- /review -------------------------------------------------------------------------
@@ -185,7 +185,9 @@ def test_exec_shows_output_and_exit_code(harness: Harness) -> None:
 
 
 def test_exec_times_out_and_kills_the_group(harness: Harness) -> None:
-    harness.ctx.settings = dataclasses.replace(harness.ctx.settings, shell_timeout=0.3)
+    harness.app.ctx = dataclasses.replace(
+        harness.ctx, settings=dataclasses.replace(harness.ctx.settings, shell_timeout=0.3)
+    )
     started = time.monotonic()
     harness.run("/exec sleep 30 & sleep 30")
     assert time.monotonic() - started < 10

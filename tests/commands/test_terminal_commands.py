@@ -10,7 +10,7 @@ from tests.commands.conftest import Harness
 
 @pytest.mark.parametrize(
     ("typed", "suggested"),
-    [("/init", "/skill or /memo"), ("/reset", "/clear or /session"), ("/tokens", "/usage or /context")],
+    [("/instructions", "/init or /skill"), ("/reset", "/clear or /session"), ("/tokens", "/usage or /context")],
 )
 def test_did_you_mean_goes_by_meaning(harness: Harness, typed: str, suggested: str) -> None:
     with pytest.raises(CommandError, match=f"did you mean {suggested}\\?"):

@@ -98,6 +98,7 @@ def test_flags_and_environment_win_over_both_files(project: Path, isolated_env: 
         ("[context]\nwindow = \n", 2, "not valid TOML"),
         ('[prices."gpt-4.1"]\ninput = "cheap"\n', 2, "prices.gpt-4.1.input must be a number"),
         ("[mcp.servers.files]\nread_only = true\n", 2, "needs either command = [...] (stdio) or url"),
+        ('[ui]\nverbosity = "debug"\n', 2, "ui.verbosity must be one of"),
     ],
 )
 def test_a_bad_file_is_one_line_naming_file_and_line(project: Path, text: str, line: int, says: str) -> None:
@@ -109,6 +110,19 @@ def test_a_bad_file_is_one_line_naming_file_and_line(project: Path, text: str, l
     assert "\n" not in message, message
     assert message.startswith(f"slop: {path} line {line}: "), message
     assert says in message
+
+
+def test_verbosity_is_the_verbose_vocabulary_and_debug_its_own_key(project: Path) -> None:
+    write(project / ".slop" / "config.toml", '[ui]\nverbosity = "quiet"\ndebug = true\n')
+    result = slop(project, "config")
+    assert result.returncode == 0, result.stderr
+    assert line_of(result.stdout, "ui.verbosity").startswith('ui.verbosity = "quiet"')
+    assert line_of(result.stdout, "ui.debug").startswith("ui.debug = true")
+    verbose = slop(project, "--prompt", "/verbose")
+    assert verbose.returncode == 0, verbose.stderr
+    assert "tool output: quiet" in verbose.stdout
+    overridden = slop(project, "--prompt", "/verbose", SLOP_VERBOSE="full")  # the environment wins over files
+    assert "tool output: full" in overridden.stdout
 
 
 def test_a_bad_user_file_names_the_user_file(project: Path, isolated_env: Path) -> None:
@@ -170,3 +184,31 @@ def test_every_key_is_documented() -> None:
 
     doc = (Path(__file__).resolve().parents[2] / "docs" / "configuration.md").read_text()
     assert [k.pattern for k in ALL_KEYS if f"`{k.pattern}`" not in doc] == []
+
+
+def test_layout_of_the_config_file_is_the_default_a_session_can_change(project: Path) -> None:
+    write(project / ".slop" / "config.toml", '[context]\nlayout = "cache"\n')
+    shown = slop(project, "--prompt", "/context layout")
+    assert shown.returncode == 0, shown.stderr
+    assert "context layout: cache" in shown.stdout
+    chosen = slop(project, "--prompt", "/context layout seed")
+    assert chosen.returncode == 0, chosen.stderr
+    again = slop(project, "--prompt", "/context layout")
+    assert "context layout: seed" in again.stdout  # the session's own choice wins over the file
+
+
+def test_prices_of_the_config_file_under_slop_prices(project: Path, isolated_env: Path) -> None:
+    from slop.settings import env_settings, merged_settings
+
+    write(isolated_env / "config.toml", '[prices."my-model"]\ninput = 3.0\noutput = 12.0\n')
+    write(
+        project / ".slop" / "config.toml",
+        '[prices."fake-gpt"]\ninput = 2.0\ncached_input = 0.5\noutput = 8.0\n',
+    )
+    config = load_config(project)
+    settings = merged_settings(config, env_settings({"SLOP_PRICES": "my-model=1/4"}), {})
+    prices = dict(settings.prices)
+    assert prices["fake-gpt"] == (2.0, 0.5, 8.0)  # from the project file
+    assert prices["my-model"] == (1.0, 4.0)  # SLOP_PRICES over the user file, model by model
+    shown = slop(project, "config")
+    assert line_of(shown.stdout, "prices.fake-gpt.cached_input").startswith("prices.fake-gpt.cached_input = 0.5")

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from slop.commands.base import CommandContext
+from slop.commands.conversation import Conversation
 from slop.context.catalog import builtin_strategies
 from slop.context.strategy_relevance import RelevanceStrategy
 from slop.orchestrator import Orchestrator
@@ -143,7 +144,8 @@ def command(ledger: Store, orchestrator: Orchestrator) -> Callable[[str], Record
             Settings(),
             recorder,
             recorder,  # type: ignore[arg-type]
-            session=SID,
+            Path.cwd(),
+            Conversation(SID),
         )
         registry.dispatch(ctx, line)
         return recorder

@@ -4,7 +4,8 @@ undo of the summary group, files already read, failures that change nothing."""
 from __future__ import annotations
 
 from slop.context.strategies import Maintenance
-from slop.context.summarize import COMPACT_INSTRUCTIONS, CONTINUATION_HEADER
+from slop.context.strategy_compact import summary_tokens
+from slop.context.summarize import CONTINUATION_HEADER, compact_instructions
 from slop.orchestrator import Orchestrator
 from slop.records import Role, Status
 from slop.snapshot import ContextService
@@ -49,7 +50,8 @@ def test_threshold_compacts_to_first_message_summary_and_recent(ledger: Store, s
     result = service.maintain(SID, "openai", "", summarizer(calls))
     assert result.changed and "compacted" in result.report[0]
     instructions, transcript = calls[0]
-    assert instructions == COMPACT_INSTRUCTIONS and "300 to 800 words" in instructions
+    # a tenth of the 3,000-token budget: 222 words (a fixed 800 would take a third of it)
+    assert instructions == compact_instructions(3000) and "at most 222 words" in instructions
     assert "## Analysis" in instructions and "Open Tasks / Next Steps" in instructions
     assert "request 1:" in transcript and "answer 11" not in transcript  # the recent messages stay verbatim
     after = service.prompt(SID, "openai", "")
@@ -160,15 +162,17 @@ def test_files_read_are_listed_and_reset_by_compaction(ledger: Store, service: C
 def test_a_turn_compacts_through_the_provider_before_calling_the_model(
     ledger: Store, orchestrator: Orchestrator, provider: ScriptedProvider
 ) -> None:
-    long_session(ledger)
+    long_session(ledger, turns=30)  # a transcript longer than one summarization request may be
     use(ledger)
     sink = Recorder()
     assert orchestrator.run_turn(SID, "next request about the thing", sink).ok
     *summary_calls, turn_call = provider.prompts
-    assert summary_calls and all(c.layers[0].text == COMPACT_INSTRUCTIONS and c.tools == () for c in summary_calls)
+    assert summary_calls and all(
+        c.layers[0].text == compact_instructions(3000) and c.tools == () for c in summary_calls
+    )
     # every summarization request fits the 3,000-token budget (with room for the reply):
     # the transcript went in chunks, each call folding one more into the summary so far
-    assert all(c.total_tokens + 1100 <= 3000 for c in summary_calls) and len(summary_calls) > 1
+    assert all(c.total_tokens + summary_tokens(3000) <= 3000 for c in summary_calls) and len(summary_calls) > 1
     assert "Summary of the transcript so far" in summary_calls[-1].history[0].content
     assert any(e.content.startswith(CONTINUATION_HEADER) for e in turn_call.history)
     assert any("context compacted" in line for line in sink.kinds("info"))

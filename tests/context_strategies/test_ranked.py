@@ -3,7 +3,8 @@ mandatory groups, chronological order with a gaps note."""
 
 from __future__ import annotations
 
-from slop.context.strategy_ranked import GAPS_LAYER, rrf
+from slop.context.rankfusion import rrf
+from slop.context.strategy_ranked import GAPS_LAYER
 from slop.context.textsearch import informative_terms
 from slop.records import NewMessage, Role
 from slop.snapshot import ContextService
@@ -125,7 +126,7 @@ def test_budget_fill_stays_within_the_room(ledger: Store, service: ContextServic
 
 
 def test_query_expansion_takes_words_shared_by_the_top_hits(ledger: Store, service: ContextService) -> None:
-    from slop.context.strategy_ranked import expansion_terms
+    from slop.context.rankfusion import expansion_terms
     from slop.records import Message
 
     rows = [
@@ -186,3 +187,22 @@ def test_the_recent_flow_comes_first_when_the_search_points_at_it(ledger: Store,
     add_group(ledger, "what did we say about gardening tomatoes?")
     chosen = groups_of(service)
     assert sum(1 for g in old if g in chosen) >= 3
+
+
+def test_an_old_strong_match_beats_newer_weak_ones_when_the_search_points_away_from_recent_turns(
+    ledger: Store, service: ContextService
+) -> None:
+    answer = add_group(ledger, "we picked port 8443 for the kestrel staging server")
+    weak = [add_group(ledger, f"kestrel came up in passing, note {i} " + "pad " * 60) for i in range(6)]
+    for i in range(12):  # the recent turns are about something else
+        add_group(ledger, f"recent work {i} on the invoice totals " + "pad " * 60)
+    add_group(ledger, "which port did we pick for the kestrel staging server?")
+    use(ledger, budget=700)
+    ledger.sessions.set_context_size(SID, 0)
+    assert answer in groups_of(service)
+    notes = " ".join(service.snapshot(SID, "openai", "").notes)
+    assert "recency among the hits weighs 0.00" in notes
+    # first in the fused ranking, ahead of the newer, weaker matches (with recency at
+    # full weight the newest of those came first)
+    assert f"expanded-query rank): {answer} (" in notes
+    assert all(g in notes for g in weak[-2:])

@@ -8,6 +8,7 @@ import pytest
 from slop.app import App, build
 from slop.approval import ApprovalPolicy
 from slop.settings import Settings
+from tests.e2e.wires import OPENAI, Wire
 from tests.fakellm import FakeLLM
 from tests.recording import Recorder
 
@@ -23,7 +24,14 @@ def project(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def make_app(tmp_path: Path, project: Path, fake_llm: FakeLLM) -> Iterator[AppFactory]:
+def wire() -> Wire:
+    """The wire format make_app's provider speaks; test modules that run against both
+    import `both_wires` from tests/e2e/wires.py."""
+    return OPENAI
+
+
+@pytest.fixture
+def make_app(tmp_path: Path, project: Path, fake_llm: FakeLLM, wire: Wire) -> Iterator[AppFactory]:
     apps: list[App] = []
 
     def factory(*, provider: bool = True, **overrides: object) -> tuple[App, Recorder]:
@@ -35,9 +43,7 @@ def make_app(tmp_path: Path, project: Path, fake_llm: FakeLLM) -> Iterator[AppFa
             approval="yes",
         )
         if provider:
-            values.update(
-                openai_api_key="sk-test-key-123456", openai_base_url=fake_llm.openai_base_url, model="fake-gpt"
-            )
+            values.update(wire.settings(fake_llm))
         values.update(overrides)
         recorder = Recorder()
         app = build(Settings(**values), recorder, recorder, ApprovalPolicy(str(values["approval"])))  # type: ignore[arg-type]

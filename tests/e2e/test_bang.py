@@ -6,9 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from slop.commands.bang import MAX_ATTACHED_CHARS
+from slop.commands.conversation import MAX_ATTACHED_CHARS
 from tests.e2e.conftest import AppFactory
 from tests.e2e.test_pty import term  # noqa: F401 - the pty fixture
+from tests.e2e.wires import (
+    both_wires,  # noqa: F401  (the `wire` fixture, both wires)
+    last_sent,
+)
 from tests.fakellm import FakeLLM
 
 
@@ -40,7 +44,7 @@ def test_bang_shows_output_and_sends_nothing_then_double_bang_attaches(term, fak
     fake_llm.enqueue_text("Plain.")
     t.enter("and now")  # attached once only
     t.expect("Plain")
-    assert "double-42" not in json.dumps(fake_llm.requests[-1].json["messages"][-1])
+    assert "double-42" not in last_sent(fake_llm)
 
 
 def test_a_bare_bang_is_a_one_line_error(make_app: AppFactory) -> None:
@@ -66,8 +70,7 @@ def test_attached_output_is_cut_in_the_middle_and_kept_when_the_message_is_refus
     assert app.engine.handle("/context set max_input_chars 0").ok
     fake_llm.enqueue_text("ok")
     assert app.engine.handle("look at this").ok  # the output waited for this message
-    sent = fake_llm.requests[-1].json["messages"][-1]["content"]
-    text = sent if isinstance(sent, str) else json.dumps(sent)
+    text = last_sent(fake_llm)
     assert "FIRST" in text and "LAST" in text and "look at this" in text
     assert "characters of output left out" in text
     assert len(text) < MAX_ATTACHED_CHARS + 500

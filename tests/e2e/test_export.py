@@ -8,6 +8,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from tests.e2e.conftest import AppFactory
+from tests.e2e.wires import both_wires  # noqa: F401  (the `wire` fixture, both wires)
 from tests.fakellm import FakeLLM
 
 HOSTILE = "<script>alert('x')</script> & <img src=x onerror=alert(1)> \"quotes\" ```"

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from tests.e2e.conftest import AppFactory
+from tests.e2e.wires import both_wires  # noqa: F401  (the `wire` fixture, both wires)
 from tests.fakellm import FakeLLM
 
 SLOP = shutil.which("slop", path=str(Path(sys.executable).parent)) or "slop"

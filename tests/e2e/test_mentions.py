@@ -3,19 +3,17 @@ fake server; what is sent, what is stored, confinement, and a big file's query_d
 
 from __future__ import annotations
 
-import json
 import re
 import sqlite3
 from pathlib import Path
 
 from tests.e2e.conftest import AppFactory
 from tests.e2e.test_pty import term  # noqa: F401 - the pty fixture
+from tests.e2e.wires import (
+    both_wires,  # noqa: F401  (the `wire` fixture, both wires)
+    last_sent,
+)
 from tests.fakellm import FakeLLM
-
-
-def last_sent(fake: FakeLLM) -> str:
-    content = fake.requests[-1].json["messages"][-1]["content"]
-    return content if isinstance(content, str) else json.dumps(content)
 
 
 def test_at_file_in_a_real_terminal_is_sent_stored_and_counted(term, fake_llm: FakeLLM, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]  # noqa: F811

@@ -121,6 +121,18 @@ def test_completion_of_commands(term) -> None:  # type: ignore[no-untyped-def]
     assert t.rows("SELECT context_size FROM sessions WHERE id='default'") == [(3,)]
 
 
+def test_help_completes_and_explains_a_sub_command(term) -> None:  # type: ignore[no-untyped-def]
+    t = term()
+    t.prompt()
+    t.type("/help mes\t")
+    t.expect("sage")  # the screen gets the completed rest of "message"
+    t.type(" rem\t")
+    t.expect("ove")
+    t.enter("")  # "/help mes<Tab> rem<Tab>" ran as /help message remove
+    t.expect("/message remove GID")
+    t.expect("Delete a group from the ledger")
+
+
 def test_esc_cancels_a_long_tool_and_leaves_no_process(term, fake_llm: FakeLLM, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     marker = tmp_path / "pid"
     fake_llm.enqueue_tool_calls([("execute_bash", {"command": f"echo $$ > {marker}; sleep 30"})])

@@ -7,11 +7,18 @@ from __future__ import annotations
 import re
 
 from tests.e2e.conftest import AppFactory
+from tests.e2e.wires import (
+    both_wires,  # noqa: F401  (the `wire` fixture, both wires)
+    contents_of,
+    generation_requests,
+    last_generation,
+    tool_names,
+)
 from tests.fakellm import FakeLLM
 
 
 def _tool_results(fake: FakeLLM) -> list[str]:
-    return [m["content"] for m in fake.last_request("chat").json["messages"] if m["role"] == "tool"]
+    return contents_of(last_generation(fake), "tool")
 
 
 def test_long_output_is_stored_whole_and_the_hint_pages_it(make_app: AppFactory, fake_llm: FakeLLM) -> None:
@@ -88,8 +95,8 @@ def test_a_disabled_tool_is_neither_offered_nor_run(make_app: AppFactory, fake_l
     fake_llm.enqueue_tool_calls([("execute_bash", {"command": "touch ran.txt"})])
     fake_llm.enqueue_text("could not")
     app.engine.handle("make a file")
-    first = fake_llm.requests[-2].json
-    assert "execute_bash" not in {t["function"]["name"] for t in first["tools"]}
+    first = generation_requests(fake_llm)[-2]
+    assert "execute_bash" not in tool_names(first)
     assert not (project / "ran.txt").exists()
     assert "disabled in this project (/tool enable execute_bash)" in _tool_results(fake_llm)[-1]
     app.engine.handle("/tool list")
@@ -97,5 +104,5 @@ def test_a_disabled_tool_is_neither_offered_nor_run(make_app: AppFactory, fake_l
     assert app.engine.handle("/tool enable execute_bash").ok
     fake_llm.enqueue_text("ok")
     app.engine.handle("again")
-    assert "execute_bash" in {t["function"]["name"] for t in fake_llm.last_request("chat").json["tools"]}
+    assert "execute_bash" in tool_names(last_generation(fake_llm))
     assert not app.engine.handle("/tool disable no_such_tool").ok

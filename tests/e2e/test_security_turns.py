@@ -11,6 +11,12 @@ from slop.cli import parser, settings_from
 from slop.records import Role, ToolCall
 from slop.store import open_memo_store
 from tests.e2e.conftest import AppFactory
+from tests.e2e.wires import (
+    both_wires,  # noqa: F401  (the `wire` fixture, both wires)
+    conversation_json,
+    last_generation,
+    system_text,
+)
 from tests.fakellm import FakeLLM
 
 
@@ -60,11 +66,11 @@ def test_model_memo_is_marked_and_announced_once(make_app: AppFactory, fake_llm:
     # Every call of a turn carries the memos of its first call (issue 14: each request
     # extends the previous one, so the prompt cache holds): the memo the model saved
     # mid-turn is not in this turn's second call, and nothing is announced yet.
-    assert "Relevant Memos" not in json.dumps(fake_llm.last_request("chat").json["messages"])
+    assert "Relevant Memos" not in conversation_json(last_generation(fake_llm))
     assert [w for w in rec.kinds("warning") if "saved by the model" in w] == []
     fake_llm.enqueue_text("noted")
     app.engine.handle("how do we deploy again")  # the next turn carries it: now the user is told
-    system = fake_llm.last_request("chat").json["messages"][0]["content"]
+    system = system_text(last_generation(fake_llm))
     assert "## Relevant Memos" in system and "deploy with make ship" in system
     announced = [
         f"memo #{memos[0].id} saved by the model in project {project} is now in the context: "
@@ -77,7 +83,7 @@ def test_model_memo_is_marked_and_announced_once(make_app: AppFactory, fake_llm:
     assert listed[1].endswith(f"model in {project}") and listed[2].endswith("you")
     fake_llm.enqueue_text("ok")
     app.engine.handle("deploy steps please")  # both memos go in; nothing new to announce
-    sent = json.dumps(fake_llm.last_request("chat").json["messages"])
+    sent = conversation_json(last_generation(fake_llm))
     assert "deploy with make ship" in sent and "manual note" in sent
     assert [w for w in rec.kinds("warning") if "saved by the model" in w] == announced
 

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from slop.app import App
 from tests.e2e.conftest import AppFactory
+from tests.e2e.wires import (
+    both_wires,  # noqa: F401  (the `wire` fixture, both wires)
+    system_of_body,
+)
 from tests.fakellm import FakeLLM
 from tests.recording import Recorder
 
@@ -22,7 +26,7 @@ def _turn(app: App, fake: FakeLLM, text: str, goal: str, port: int, scratch: tup
 def _system_of_next_request(app: App) -> str:
     body = app.orchestrator.preview("default", "next").wire_body()
     assert body is not None
-    return str(body["messages"][0]["content"])
+    return system_of_body(body)
 
 
 def test_state_falls_back_when_its_group_is_dropped_or_removed(make_app: AppFactory, fake_llm: FakeLLM) -> None:

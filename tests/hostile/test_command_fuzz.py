@@ -84,5 +84,4 @@ def test_fuzzed_commands_never_hit_a_bug(data: st.DataObject, engine: EngineUnde
             assert "\n" not in event["text"], f"{line!r}: a multi-line error {event['text']!r}"
     if outcome.usage_error:  # exit 2 in batch: one error line saying what was wrong
         assert [e["type"] for e in events].count("error") == 1, (line, events)
-    engine.app.ctx.exit_requested = False
     assert engine.crash_logs() == []

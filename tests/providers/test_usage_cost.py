@@ -4,6 +4,7 @@ recorded per call through the real SDKs, priced by /usage."""
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -122,6 +123,23 @@ def test_user_prices_override_and_extend_the_table() -> None:
         price_table({"m": {"output": 1}})
     with pytest.raises(ConfigError, match="negative"):
         price_table({"m": [1, -1, 2]})
+
+
+@dataclass(frozen=True)
+class ConfigPrice:
+    """The shape of a config file's [prices.MODEL] entry: cached_input may be absent."""
+
+    input: float = 0.0
+    output: float = 0.0
+    cached_input: float | None = None
+
+
+def test_config_file_price_records_are_read_like_mappings() -> None:
+    table = price_table({"local": ConfigPrice(0.2, 0.8), "gpt-4o": ConfigPrice(2.0, 8.0, 0.5)})
+    assert table["local"] == Price(0.2, 0.2, 0.8)  # no cached price: cached tokens cost the input price
+    assert table["gpt-4o"] == Price(2.0, 0.5, 8.0)
+    with pytest.raises(ConfigError, match="negative"):
+        price_table({"m": ConfigPrice(-1.0, 1.0)})
 
 
 def test_slop_prices_env_is_read_and_bad_values_say_what_is_wrong() -> None:

@@ -1,0 +1,79 @@
+"""Rank fusion and query expansion for the ranked strategy: pure functions over
+rankings and stored rows, apart from the strategy's budget filling."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+
+from slop.context.textsearch import informative, words
+from slop.parser import parse
+from slop.records import Message, Status
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    group_id: str
+    score: float
+    bm25_rank: int | None
+    recency_rank: int | None
+    expanded_rank: int | None = None
+
+
+def rrf(
+    bm25_order: list[str],
+    recency_order: list[str],
+    *,
+    k: float = 60,
+    w_bm25: float = 1.5,
+    w_recency: float = 1.0,
+    expanded_order: list[str] | None = None,
+    w_expanded: float = 0.0,
+) -> list[Ranked]:
+    """Reciprocal Rank Fusion (1-based ranks): score = sum of w / (k + rank) over the
+    rankings a group is in. Best first; ties go to the newer group (ids grow with time)."""
+    expanded_order = expanded_order or []
+    b = {g: i + 1 for i, g in enumerate(bm25_order)}
+    r = {g: i + 1 for i, g in enumerate(recency_order)}
+    e = {g: i + 1 for i, g in enumerate(expanded_order)}
+    out = []
+    for gid in dict.fromkeys([*bm25_order, *recency_order, *expanded_order]):
+        score = sum(w / (k + ranks[gid]) for ranks, w in ((b, w_bm25), (r, w_recency), (e, w_expanded)) if gid in ranks)
+        out.append(Ranked(gid, score, b.get(gid), r.get(gid), e.get(gid)))
+    out.sort(key=lambda x: x.group_id, reverse=True)
+    return sorted(out, key=lambda x: -x.score)  # stable: equal scores stay newest first
+
+
+def expansion_terms(messages: list[Message], terms: list[str], n: int) -> list[str]:
+    """Pseudo-relevance feedback: the `n` informative words that occur in most of the
+    top hits' messages, other than the query's own."""
+    if n <= 0:
+        return []
+    have = set(terms)
+    counts: Counter[str] = Counter()
+    for msg in messages:
+        # Distinct words in text order (not a set: its order follows the per-process hash
+        # seed, and most_common keeps first-seen order among equal counts).
+        fresh = (w for w in words(readable(msg)) if informative(w) and w not in have and not w.isdigit())
+        counts.update(dict.fromkeys(fresh, 1))
+    return [w for w, c in counts.most_common(n) if c > 1 or len(messages) == 1]
+
+
+def readable(msg: Message) -> str:
+    """What a row says, without the provider's JSON structure: a tool-call row's keys
+    ("role", "tool_calls", "function", ...) are in every such row, so as expansion words
+    they would match every tool call of the session."""
+    if msg.status != Status.TOOL_CALL:
+        return msg.content
+    parsed = parse(msg)
+    return " ".join([parsed.text, *(f"{c.name} {_values(c.arguments)}" for c in parsed.tool_calls)])
+
+
+def _values(arguments: str) -> str:
+    """The argument values of a call (its keys are structure too)."""
+    try:
+        data = json.loads(arguments or "{}")
+    except ValueError:
+        return arguments
+    return " ".join(str(v) for v in data.values()) if isinstance(data, dict) else str(data)

@@ -1,0 +1,178 @@
+"""BM25 over a session's newest matching messages, at a cost the bound sets.
+
+FTS5's own `bm25()` first counts, for every phrase of the query, the documents that hold
+it in the WHOLE index (its IDF), the session-scope phrase included: one walk of each
+doclist per search. In a session of 100,000 groups that is a million-entry walk for the
+scope alone, and a long prompt's 16 common words add their ledger-wide doclists; the
+walk costs more than ranking the matches does, and no LIMIT or rowid bound shortens it.
+
+So ranking is done here, over a collection the bound defines: the session's `newest`
+most recent matching messages (one backward walk of the index, no ranking). Each term's
+postings are read inside that rowid range only (FTS5 seeks to it), so the work follows
+the bound, not the session or the ledger. The statistics are those of the range: N =
+the session's rows in it, df = how many of the matched messages hold the term, document
+length = the row's stored token count. Term frequency is taken as 1 (the index gives
+postings by SQL, not counts); BM25's saturation makes a repeat worth little anyway.
+
+A query that is not a plain OR of quoted phrases (what the strategies send) goes to
+FTS5's ranking instead (`Ranking.fts5` is None then)."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+K1 = 1.2
+B = 0.75
+COUNT_CAP = 20_000  # rows counted for N; IDF changes little past it
+_PHRASE = r'"(?:[^"]|"")*"'
+_OR_OF_PHRASES = re.compile(rf"^\s*{_PHRASE}(?:\s+OR\s+{_PHRASE})*\s*$")
+_ONE_PHRASE = re.compile(_PHRASE)
+
+Query = Callable[[str, tuple[object, ...]], list[sqlite3.Row]]
+
+
+def phrases(fts_query: str) -> list[str] | None:
+    """The quoted phrases of `"a" OR "b" OR ...`, or None for any other query."""
+    if not _OR_OF_PHRASES.match(fts_query):
+        return None
+    return list(dict.fromkeys(_ONE_PHRASE.findall(fts_query)))
+
+
+@dataclass(frozen=True, slots=True)
+class Collection:
+    """The session's `newest` latest messages matching the query: what is ranked."""
+
+    rowids: list[int]  # newest first
+    since: int  # the oldest of them: the range's lower bound
+
+
+def newest_matches(query: Query, match: str, newest: int) -> Collection:
+    """One backward walk of the index: no ranking, no row of `messages` read."""
+    rows = query(
+        "SELECT rowid FROM history_fts WHERE history_fts MATCH ? ORDER BY rowid DESC LIMIT ?",
+        (match, newest if newest > 0 else -1),
+    )
+    ids = [int(r[0]) for r in rows]
+    return Collection(ids, ids[-1] if ids else 0)
+
+
+def newest_by_term(query: Query, scope: str, terms: list[str], newest: int, memo: Memo) -> Collection:
+    """The same collection for a small session, read one term at a time: each term's
+    `newest` latest rows in the session (a scoped AND, cheap when the session is small:
+    FTS5 seeks the term's doclist to the session's rows; an OR of many common words
+    under the AND is not: it walks them all), whose union's `newest` latest
+    are the collection. Every row of a term newer than the collection's oldest is among
+    that term's own `newest` (else the union would have `newest` rows newer still), so
+    the postings read here are complete for the range and go into the memo."""
+    per_term: dict[str, list[int]] = {}
+    for term in terms:
+        # every row, not ORDER BY rowid DESC LIMIT: FTS5 walks an AND backwards 5x slower,
+        # and a small session's rows of one term are few
+        rows = query("SELECT rowid FROM history_fts WHERE history_fts MATCH ?", (f"content : {term} AND {scope}",))
+        newest_first = sorted((int(r[0]) for r in rows), reverse=True)
+        per_term[term] = newest_first[:newest] if newest > 0 else newest_first
+    union = sorted({rowid for rows in per_term.values() for rowid in rows}, reverse=True)
+    ids = union[:newest] if newest > 0 else union
+    for term, rowids in per_term.items():
+        complete_from = rowids[-1] if newest > 0 and len(rowids) >= newest else 0
+        memo.postings[(scope, term)] = (complete_from, set(rowids))
+    return Collection(ids, ids[-1] if ids else 0)
+
+
+@dataclass(slots=True)
+class Memo:
+    """What one search read that the next one over the same ledger state may reuse (a
+    ranked request searches twice: the query, then the query expanded from its top
+    hits, over an overlapping range): term postings and row lengths. Emptied whenever
+    the ledger's change stamp moves."""
+
+    stamp: tuple[int, int] = (-1, -1)
+    postings: dict[tuple[str, str], tuple[int, set[int]]] = field(default_factory=dict)
+    lengths: dict[int, int] = field(default_factory=dict)
+
+    def check(self, stamp: tuple[int, int]) -> Memo:
+        if stamp != self.stamp:
+            self.stamp = stamp
+            self.postings.clear()
+            self.lengths.clear()
+        return self
+
+
+def scores(
+    query: Query, scope: str, found: Collection, terms: list[str], memo: Memo | None = None
+) -> list[tuple[int, float]]:
+    """(rowid, BM25 score) of the collection's messages, best first (ties: newer first)."""
+    if not found.rowids:
+        return []
+    memo = memo or Memo()
+    ids = set(found.rowids)
+    missing = ids.difference(memo.lengths)
+    if missing:
+        memo.lengths.update(_lengths(query, missing))
+    lengths = memo.lengths
+    avg = max(1.0, sum(lengths.get(i, 1) for i in ids) / len(ids))
+    total = _rows_in_range(query, scope, found.since, len(ids))
+    idf_sum: dict[int, float] = dict.fromkeys(found.rowids, 0.0)
+    for term in terms:
+        known = memo.postings.get((scope, term))
+        if known is None or known[0] > found.since:
+            known = (found.since, _postings(query, scope, term, found.since, len(ids)))
+            memo.postings[(scope, term)] = known
+        rows = known[1] & ids
+        weight = _idf(total, len(rows))
+        for rowid in rows:
+            idf_sum[rowid] += weight
+    scored = [
+        (rowid, idf * (K1 + 1) / (1 + K1 * (1 - B + B * max(1, lengths.get(rowid, 1)) / avg)))
+        for rowid, idf in idf_sum.items()
+    ]
+    return sorted(scored, key=lambda item: (-item[1], -item[0]))
+
+
+def _idf(total: int, df: int) -> float:
+    return math.log(1 + (total - df + 0.5) / (df + 0.5))
+
+
+def _postings(query: Query, scope: str, phrase: str, since: int, matched: int) -> set[int]:
+    """The rows in the range holding `phrase`. Unscoped first: when the session is most
+    of the range that is the cheap walk; when the walk runs past what the session could
+    hold (other sessions' rows), the scoped AND walks the session's part only."""
+    cap = 4 * matched + 64
+    sql = "SELECT rowid FROM history_fts WHERE history_fts MATCH ? AND rowid >= ? LIMIT ?"
+    rows = query(sql, (f"content : {phrase}", since, cap))
+    if len(rows) < cap:
+        return {int(r[0]) for r in rows}
+    return {int(r[0]) for r in query(sql, (f"{scope} AND content : {phrase}", since, -1))}
+
+
+def _rows_in_range(query: Query, scope: str, since: int, matched: int) -> int:
+    rows = query(
+        "SELECT count(*) FROM (SELECT 1 FROM history_fts WHERE history_fts MATCH ? AND rowid >= ? LIMIT ?)",
+        (scope, since, COUNT_CAP),
+    )
+    return max(matched, int(rows[0][0]) if rows else 0)
+
+
+def _lengths(query: Query, ids: set[int]) -> dict[int, int]:
+    """Each row's token count in the text column, as FTS5 stored it for its own BM25
+    (`history_fts_docsize`: one varint per column, the text column's first)."""
+    rows = query(
+        "SELECT id, sz FROM history_fts_docsize WHERE id IN (SELECT value FROM json_each(?))",
+        (json.dumps(sorted(ids)),),
+    )
+    return {int(r[0]): _first_varint(r[1]) for r in rows}
+
+
+def _first_varint(blob: bytes | None) -> int:
+    """SQLite's varint: 7 bits a byte, high bit set = more bytes follow."""
+    value = 0
+    for byte in (blob or b"")[:8]:
+        value = (value << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            return value
+    return value
