@@ -8,21 +8,7 @@ from __future__ import annotations
 
 import re
 
-# Function words and chat filler that say nothing about a topic.
-STOP_WORDS = frozenset(
-    """
-    a about above after again against all also am an and any are aren as at be because been before being below
-    between both but by can cannot could couldn did didn do does doesn doing don down during each either else
-    ever every few for from further get gets got had hadn has hasn have haven having he her here hers herself him
-    himself his how however i if in into is isn it its itself just let lets like ll me might mine more most
-    much must mustn my myself neither no nor not now of off often on once only or other ought our ours ourselves
-    out over own per quite rather re really s same shall shan she should shouldn since so some such t than that
-    the their theirs them themselves then there these they this those though through thus to too under until up
-    upon us ve very via was wasn we were weren what whatever when whenever where wherever whether which while who
-    whoever whom whose why will with within without won would wouldn yet you your yours yourself yourselves
-    d m o y ain hi hello hey
-    """.split()  # noqa: SIM905
-)
+from slop.stopwords import SEARCH_STOP_WORDS
 
 # Words that carry no topic in an agent session: "continue", "go on", "next", "ok do it".
 LOW_INFORMATION = frozenset(
@@ -43,7 +29,7 @@ def words(text: str) -> list[str]:
 
 
 def informative(word: str) -> bool:
-    if word in STOP_WORDS or word in LOW_INFORMATION:
+    if word in SEARCH_STOP_WORDS or word in LOW_INFORMATION:
         return False
     return len(word) >= 2 or word.isdigit()
 

@@ -1,7 +1,11 @@
 """The statement check in front of query_db: exactly one statement, and one that starts
 like a read. Quoted strings, identifiers and comments are skipped, so a `;` inside them
 is never taken for the end of a statement. (The authorizer in `readonly.py` is what
-enforces read-only; this check gives the model a clear message before SQLite runs.)"""
+enforces read-only; this check gives the model a clear message before SQLite runs.)
+
+Why not leave it to sqlite3, which refuses a second statement too: it also refuses a
+stray `;` or a comment-then-`;` after the first, which models often write;
+tests/tools/test_readonly.py shows the cases."""
 
 from __future__ import annotations
 

@@ -193,3 +193,19 @@ def test_a_value_too_long_for_one_page_says_so() -> None:
     assert len(text) < 4900
     assert "the first row is 9000 characters and only its start is shown" in text
     assert "substr(content, 1, 4000)" in text
+
+
+@pytest.mark.parametrize(
+    "sql",
+    ["SELECT 1;;", "SELECT 1;\n-- the model's closing remark\n;", "SELECT 1; /* done */ ;", "SELECT ';' AS semi;  ;"],
+)
+def test_statement_check_accepts_what_sqlite3_alone_refuses(ledger: Path, sql: str) -> None:
+    """Why slop keeps its own statement check (store/sqlstatement.py) although sqlite3
+    already refuses several statements: models end SQL with stray `;` and comments, which
+    sqlite3 rejects as "one statement at a time"; the check cuts them off and runs the
+    one real statement, while a second real statement is still refused (HOSTILE above)."""
+    with sqlite3.connect(ledger) as conn, pytest.raises(sqlite3.ProgrammingError, match="one statement"):
+        conn.execute(sql)
+    conn.close()
+    out = run_readonly_query(str(ledger), sql, max_rows=5, max_chars=200)
+    assert "1" in out or "semi" in out
