@@ -17,7 +17,7 @@ from slop.context.strategies import Summarizer
 from slop.errors import CommandError, ProviderError
 from slop.parser import with_call_ids
 from slop.providers.base import Provider, ProviderReply, ReasoningDelta, StreamEvent, TextDelta
-from slop.records import HistoryEntry, Layer, Message, NewMessage, Prompt, Role, Status, ToolCall, ToolResult
+from slop.records import HistoryEntry, Layer, Message, NewMessage, Prompt, Role, Status, StatusName, ToolCall, ToolResult, Wire
 from slop.snapshot import ContextService
 from slop.store import Store
 from slop.tokenestimate import estimate
@@ -101,9 +101,9 @@ class Orchestrator:
     def prompt_for(self, session: str) -> Prompt | None:
         """The exact prompt the next call would send (for /context show)."""
         provider = self.provider()
-        strategy = provider.strategy if provider else "openai"
+        wire = provider.wire if provider else Wire.OPENAI
         model = provider.model if provider else ""
-        return self.context.prompt(session, strategy, model)
+        return self.context.prompt(session, wire, model)
 
     def preview(self, session: str, text: str = "") -> Preview:
         """The prompt of the next call as if `text` (else a placeholder) had been sent now.
@@ -114,7 +114,7 @@ class Orchestrator:
         of the real call and nothing is stored. A model-written summary cannot be
         previewed: when one is due, a note says so and the history is shown before it."""
         provider = self.provider()
-        strategy = provider.strategy if provider else "openai"
+        wire = provider.wire if provider else Wire.OPENAI
         model = provider.model if provider else ""
         message = text or PLACEHOLDER
         rejected = self.context.validate_input(session, message)
@@ -129,9 +129,9 @@ class Orchestrator:
         prompt: Prompt | None = None
         try:
             with self.store.db.transaction():
-                self._store_request(session, self.store.messages.new_group_id(), message, strategy)
-                self.context.maintain(session, strategy, model, summary_probe if provider else None)
-                prompt = self.context.prompt(session, strategy, model)
+                self._store_request(session, self.store.messages.new_group_id(), message, wire)
+                self.context.maintain(session, wire, model, summary_probe if provider else None)
+                prompt = self.context.prompt(session, wire, model)
                 raise _Discard
         except _Discard:
             pass
@@ -144,8 +144,8 @@ class Orchestrator:
             prompt = replace(prompt, notes=(*prompt.notes, note))
         return Preview(prompt, provider, message, placeholder=not text)
 
-    def _store_request(self, session: str, gid: str, text: str, strategy: str) -> None:
-        self.store.messages.append(session, gid, NewMessage(Role.USER, text, parsing_strategy=strategy))
+    def _store_request(self, session: str, gid: str, text: str, wire: str) -> None:
+        self.store.messages.append(session, gid, NewMessage(Role.USER, text, parsing_strategy=wire))
 
     def run_turn(self, session: str, text: str, sink: EventSink, cancel: threading.Event | None = None) -> TurnResult:
         cancel = cancel or threading.Event()
@@ -164,7 +164,7 @@ class Orchestrator:
             if closed:
                 sink.info(f"closed {closed} tool call(s) an earlier slop left unfinished (marked cancelled)")
             gid = self.store.messages.new_group_id()
-            self._store_request(session, gid, text, provider.strategy)
+            self._store_request(session, gid, text, provider.wire)
             sink.user_echo(text, gid)
             return self._loop(_Turn(session, gid, provider, sink, cancel))
 
@@ -186,12 +186,10 @@ class Orchestrator:
         """Maintain the context, assemble, call the model, store its reply; run its tools
         unless the reply ends the turn."""
         session, provider, sink = turn.session, turn.provider, turn.sink
-        upkeep = self.context.maintain(
-            session, provider.strategy, provider.model, self.summarizer(session, turn.cancel)
-        )
+        upkeep = self.context.maintain(session, provider.wire, provider.model, self.summarizer(session, turn.cancel))
         for line in upkeep.report:  # compaction by the compact / relevance strategies
             sink.info(line)
-        prompt = self.context.prompt(session, provider.strategy, provider.model)
+        prompt = self.context.prompt(session, provider.wire, provider.model)
         for line in self.context.announce_new_memos():
             sink.warning(line)
         reply = self._call(provider, prompt, sink, turn.cancel)
@@ -229,7 +227,7 @@ class Orchestrator:
                 layers=(Layer("summary instructions", instructions, estimate(instructions)),),
                 history=(HistoryEntry(request, transcript, request.content_tokens),),
                 tools=(),
-                strategy=provider.strategy,
+                wire=provider.wire,
             )
             reply = provider.stream(prompt, cancel or threading.Event(), lambda _event: None)
             if reply.usage:
@@ -268,29 +266,27 @@ class Orchestrator:
             if calls:
                 ids = self.store.messages.reserve_call_ids([call.id for call in calls])
                 native = (
-                    reply.native
-                    if ids == [c.id for c in calls]
-                    else with_call_ids(reply.native, provider.strategy, ids)
+                    reply.native if ids == [c.id for c in calls] else with_call_ids(reply.native, provider.wire, ids)
                 )
                 calls = tuple(replace(call, id=cid) for call, cid in zip(calls, ids, strict=True))
                 row = NewMessage(
                     Role.ASSISTANT,
                     native,
                     Status.TOOL_CALL,
-                    parsing_strategy=provider.strategy,
+                    parsing_strategy=provider.wire,
                     tokens=weight,
                     reasoning=reply.reasoning or None,
                     call_ids="\n".join(ids),
                 )
             elif reply.text or reply.reasoning or not reply.cancelled:
-                status = (
+                status: StatusName = (
                     Status.TRUNCATED if reply.truncated else Status.INTERRUPTED if reply.cancelled else Status.COMPLETED
                 )
                 row = NewMessage(
                     Role.ASSISTANT,
                     reply.text,
                     status,
-                    parsing_strategy=provider.strategy,
+                    parsing_strategy=provider.wire,
                     tokens=weight,
                     reasoning=reply.reasoning or None,
                 )
@@ -306,12 +302,12 @@ class Orchestrator:
     def _store_partial(self, session: str, gid: str, provider: Provider, text: str) -> None:
         if text:
             self.store.messages.append(
-                session, gid, NewMessage(Role.ASSISTANT, text, Status.INTERRUPTED, parsing_strategy=provider.strategy)
+                session, gid, NewMessage(Role.ASSISTANT, text, Status.INTERRUPTED, parsing_strategy=provider.wire)
             )
 
     def _store_results(self, session: str, gid: str, provider: Provider, results: list[ToolResult]) -> None:
         rows = [
-            NewMessage(Role.TOOL, r.content, r.status, tool_call_id=r.call_id, parsing_strategy=provider.strategy)
+            NewMessage(Role.TOOL, r.content, r.status, tool_call_id=r.call_id, parsing_strategy=provider.wire)
             for r in results
         ]
         with self.store.db.transaction():  # all results of one reply, or none
@@ -334,7 +330,7 @@ class Orchestrator:
         provider = self.provider()
         if provider is None:
             return self._state_from_window(session)
-        base = self.context.prompt(session, provider.strategy, provider.model)
+        base = self.context.prompt(session, provider.wire, provider.model)
         request = Message(0, session, Role.USER, REBUILD_REQUEST, content_tokens=estimate(REBUILD_REQUEST))
         entry = HistoryEntry(request, CURRENT_MARKER + REBUILD_REQUEST, request.content_tokens)
         history = tuple(  # the instruction is the current request now, not the last user message

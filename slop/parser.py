@@ -1,12 +1,11 @@
-"""MessageParser: the one place that reads provider-native JSON.
+"""MessageParser: the one place that reads stored rows' provider-native JSON.
 
-Pure functions keyed by `parsing_strategy`, no SDK imports:
-
-* `parse(message)` -> ParsedMessage (answer text, tool calls, thoughts) of a stored row;
-* `openai_messages(prompt)` / `gemini_contents(prompt)` build a provider's request
-  history from the neutral Prompt;
-* `openai_native(...)` / `gemini_native(...)` build what a provider stores for a
-  tool-call reply, so writers and readers of that JSON live side by side.
+Pure functions keyed by a row's wire format (its `parsing_strategy` column), no SDK
+imports: `parse(message)` -> ParsedMessage (answer text, tool calls, thoughts),
+`parse_cached` (the same, memoised: rows never change once written), the call-id
+lookups, and `stored_native` for the wire modules that send a stored row back. Building
+requests and the native JSON a provider stores belongs to each wire module
+(`slop.providers.openai_wire`, `slop.providers.google_wire`).
 
 Stored native shapes:
   openai:  {"role": "assistant", "content": str|None, "tool_calls": [{"id", "type": "function",
@@ -15,8 +14,8 @@ Stored native shapes:
             {"text"}, {"text", "thought": true}, {"functionCall": {"id", "name", "args"},
             "thoughtSignature": base64}]}
 
-Nothing here raises on a malformed row: a row that is not valid JSON of its strategy
-reads back as its raw text with no tool calls. Rows without a strategy (legacy) are
+Nothing here raises on a malformed row: a row that is not valid JSON of its wire
+reads back as its raw text with no tool calls. Rows without a wire (legacy) are
 read by their shape; that is the only place the shape of stored JSON is guessed.
 """
 
@@ -25,34 +24,37 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import Any
 
-from slop.records import HistoryEntry, Message, ParsedMessage, Prompt, Role, Status, Strategy, ToolCall
+from slop.records import Message, ParsedMessage, Role, Status, ToolCall, Wire
 from slop.textsafe import has_surrogates, scrub
 
 __all__ = [
+    "calls_only",
     "decode_json",
-    "gemini_args",
-    "gemini_contents",
-    "gemini_native",
-    "is_gemini_family",
-    "openai_messages",
-    "openai_native",
+    "function_call",
+    "gemini_call_id",
+    "is_gemini_wire",
     "parse",
+    "parse_cached",
     "sendable_arguments",
+    "stored_native",
     "tool_names_by_call_id",
     "with_call_ids",
 ]
 
-GEMINI_FAMILY = (Strategy.GEMINI, Strategy.GEMINI_GCA)
+GEMINI_WIRES = (Wire.GEMINI, Wire.GEMINI_GCA)
+# Rows parsed per process: a long session's window is a few thousand rows at most.
+PARSE_CACHE_SIZE = 4096
 
 
 class UnreadableRow(ValueError):
-    """A stored tool-call row that is not valid JSON of its strategy."""
+    """A stored tool-call row that is not valid JSON of its wire."""
 
 
-def is_gemini_family(strategy: str | None) -> bool:
-    return strategy in GEMINI_FAMILY
+def is_gemini_wire(wire: str | None) -> bool:
+    return wire in GEMINI_WIRES
 
 
 def decode_json(text: str) -> Any:
@@ -112,6 +114,22 @@ def parse(message: Message) -> ParsedMessage:
     return parsed
 
 
+# A stored row never changes (a Message is a frozen record of it), and the same window is
+# read on every model call by assembly (pair integrity) and by the provider rendering it:
+# both go through this one cache, so each tool-call row is decoded once.
+parse_cached = lru_cache(maxsize=PARSE_CACHE_SIZE)(parse)
+
+
+def stored_native(message: Message) -> tuple[str, dict[str, Any]] | None:
+    """A row's native JSON object and the shape it has (Wire.OPENAI or Wire.GEMINI), or
+    None when it is not readable JSON (a wire module then sends its text as it is)."""
+    try:
+        data = _load_object(message.content)
+    except UnreadableRow:
+        return None
+    return _native_kind(data, message.parsing_strategy), data
+
+
 def calls_only(message: Message) -> str | None:
     """A tool-call row's native content with its text and thoughts left out and its calls
     kept (Gemini: the functionCall parts, with their thought signatures), or None when
@@ -123,11 +141,11 @@ def calls_only(message: Message) -> str | None:
         data = _load_object(message.content)
     except UnreadableRow:
         return None
-    if _native_kind(data, message.parsing_strategy) == Strategy.GEMINI:
+    if _native_kind(data, message.parsing_strategy) == Wire.GEMINI:
         raw = data.get("parts")
         parts: list[Any] = raw if isinstance(raw, list) else []
-        kept = [p for p in parts if isinstance(p, dict) and _function_call(p) is not None]
-        return None if len(kept) == len(parts) else gemini_native(kept)
+        kept = [p for p in parts if isinstance(p, dict) and function_call(p) is not None]
+        return None if len(kept) == len(parts) else json.dumps({"role": "model", "parts": kept}, ensure_ascii=False)
     stripped = {k: v for k, v in data.items() if k not in ("reasoning_content", "reasoning")}
     if not _text_of(data.get("content")) and stripped == data:
         return None
@@ -145,15 +163,15 @@ def _load_object(content: str | None) -> dict[str, Any]:
     return data
 
 
-def _native_kind(data: dict[str, Any], strategy: str | None) -> str:
-    if strategy:
-        return Strategy.GEMINI if is_gemini_family(strategy) else Strategy.OPENAI
-    return Strategy.GEMINI if isinstance(data.get("parts"), list) else Strategy.OPENAI  # legacy row
+def _native_kind(data: dict[str, Any], wire: str | None) -> str:
+    if wire:
+        return Wire.GEMINI if is_gemini_wire(wire) else Wire.OPENAI
+    return Wire.GEMINI if isinstance(data.get("parts"), list) else Wire.OPENAI  # legacy row
 
 
-def _parse_native(content: str, strategy: str | None) -> ParsedMessage:
+def _parse_native(content: str, wire: str | None) -> ParsedMessage:
     data = _load_object(content)
-    if _native_kind(data, strategy) == Strategy.GEMINI:
+    if _native_kind(data, wire) == Wire.GEMINI:
         return _parse_gemini(data)
     return _parse_openai(data)
 
@@ -195,7 +213,7 @@ def _parse_openai(data: dict[str, Any]) -> ParsedMessage:
     )
 
 
-def _function_call(part: dict[str, Any]) -> dict[str, Any] | None:
+def function_call(part: dict[str, Any]) -> dict[str, Any] | None:
     fc = part.get("functionCall", part.get("function_call"))
     if fc is None:
         return None
@@ -216,7 +234,7 @@ def _parse_gemini(data: dict[str, Any]) -> ParsedMessage:
     for i, part in enumerate(parts if isinstance(parts, list) else []):
         if not isinstance(part, dict):
             continue
-        fc = _function_call(part)
+        fc = function_call(part)
         if fc is not None:
             calls.append(ToolCall(gemini_call_id(fc, i), str(fc.get("name") or ""), _args_text(fc.get("args"))))
             continue
@@ -230,44 +248,27 @@ def _parse_gemini(data: dict[str, Any]) -> ParsedMessage:
 def tool_names_by_call_id(messages: Iterable[Message]) -> dict[str, str]:
     names: dict[str, str] = {}
     for message in messages:
-        for call in parse(message).tool_calls:
+        if message.status != Status.TOOL_CALL:
+            continue  # only tool-call rows hold calls; skip the cache lookup for the rest
+        for call in parse_cached(message).tool_calls:
             names[call.id] = call.name
     return names
 
 
-# ---- building what a provider stores -----------------------------------------------
-def openai_native(text: str, calls: Iterable[ToolCall]) -> str:
-    return json.dumps(
-        {
-            "role": "assistant",
-            "content": text or None,
-            "tool_calls": [
-                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}} for c in calls
-            ],
-        },
-        ensure_ascii=False,
-    )
-
-
-def gemini_native(parts: list[dict[str, Any]]) -> str:
-    """`parts` in Gemini REST camelCase (thought signatures as base64 strings, kept
-    exactly as the API sent them)."""
-    return json.dumps({"role": "model", "parts": parts}, ensure_ascii=False)
-
-
-def with_call_ids(content: str, strategy: str | None, ids: Sequence[str]) -> str:
+# ---- rewriting a stored row ---------------------------------------------------------
+def with_call_ids(content: str, wire: str | None, ids: Sequence[str]) -> str:
     """A stored tool-call row with its calls' ids replaced, in the order `parse` reads
     them (the ids slop reserved so they are unique in the ledger). A row that is not
-    valid JSON of its strategy comes back unchanged."""
+    valid JSON of its wire comes back unchanged."""
     try:
         data = _load_object(content)
     except UnreadableRow:
         return content
     fresh = iter(ids)
-    if _native_kind(data, strategy) == Strategy.GEMINI:
+    if _native_kind(data, wire) == Wire.GEMINI:
         parts = data.get("parts")
         for part in parts if isinstance(parts, list) else []:
-            fc = _function_call(part) if isinstance(part, dict) else None
+            fc = function_call(part) if isinstance(part, dict) else None
             if fc is not None:
                 part.pop("function_call", None)
                 part["functionCall"] = {**fc, "id": next(fresh, fc.get("id"))}
@@ -277,107 +278,3 @@ def with_call_ids(content: str, strategy: str | None, ids: Sequence[str]) -> str
             if isinstance(raw, dict):
                 raw["id"] = next(fresh, raw.get("id"))
     return json.dumps(data, ensure_ascii=False)
-
-
-def gemini_args(arguments: str) -> dict[str, Any]:
-    """A call's JSON argument text as the object Gemini's functionCall.args wants
-    (the placeholder {} when it is not a JSON object, as for OpenAI)."""
-    value = json.loads(sendable_arguments(arguments or "{}"))
-    return value if isinstance(value, dict) else {}
-
-
-# ---- building a provider's history ---------------------------------------------------
-def openai_messages(prompt: Prompt) -> list[dict[str, Any]]:
-    """Chat Completions `messages` for the prompt."""
-    out: list[dict[str, Any]] = [{"role": "system", "content": prompt.system_text}]
-    for entry in prompt.history:
-        msg = entry.message
-        if msg.role == Role.TOOL:
-            out.append({"role": "tool", "tool_call_id": msg.tool_call_id or "", "content": entry.content})
-        elif msg.role == Role.ASSISTANT and msg.status == Status.TOOL_CALL:
-            parsed = parse(msg)
-            item: dict[str, Any] = {"role": "assistant", "content": parsed.text or None}
-            if parsed.tool_calls:
-                item["tool_calls"] = [
-                    {
-                        "id": c.id,
-                        "type": "function",
-                        "function": {"name": c.name, "arguments": sendable_arguments(c.arguments)},
-                    }
-                    for c in parsed.tool_calls
-                ]
-            elif not parsed.text:
-                continue  # nothing left to send
-            out.append(item)
-        elif msg.role == Role.ASSISTANT and not entry.content:
-            continue  # an empty reply (kept in the ledger for its reasoning) says nothing
-        elif msg.role in (Role.USER, Role.ASSISTANT):
-            out.append({"role": msg.role, "content": entry.content})
-        elif msg.role == Role.SYSTEM and entry.content:
-            out.append({"role": "system", "content": entry.content})
-    return out
-
-
-def gemini_contents(prompt: Prompt) -> list[dict[str, Any]]:
-    """Gemini `contents` (REST camelCase dicts) for the prompt; the system text goes
-    in `systemInstruction`, which the provider sets from prompt.system_text."""
-    names = tool_names_by_call_id(e.message for e in prompt.history)
-    contents: list[dict[str, Any]] = []
-    for entry in prompt.history:
-        role, parts = _gemini_parts(entry, names)
-        if not parts:
-            continue
-        if contents and contents[-1]["role"] == role:
-            contents[-1]["parts"].extend(parts)  # Gemini wants user/model turns to alternate
-        else:
-            contents.append({"role": role, "parts": parts})
-    return contents
-
-
-def _gemini_parts(entry: HistoryEntry, names: dict[str, str]) -> tuple[str, list[dict[str, Any]]]:
-    msg = entry.message
-    if msg.role == Role.TOOL:
-        call_id = msg.tool_call_id or ""
-        key = "error" if msg.status in (Status.ERROR, Status.CANCELLED) else "output"
-        response = {"id": call_id, "name": names.get(call_id, "tool"), "response": {key: entry.content}}
-        return "user", [{"functionResponse": response}]
-    if msg.role == Role.ASSISTANT and msg.status == Status.TOOL_CALL:
-        return "model", _stored_model_parts(msg)
-    if msg.role == Role.SYSTEM:
-        return "user", [{"text": entry.content}] if entry.content else []
-    role = "model" if msg.role == Role.ASSISTANT else "user"
-    return role, [{"text": entry.content}] if entry.content else []
-
-
-def _stored_model_parts(msg: Message) -> list[dict[str, Any]]:
-    """A tool-call row as Gemini parts: a Gemini row's own parts, sent back unchanged
-    (thought signatures included) except that every functionCall carries the id its
-    result is linked by; a row of another shape is rebuilt from what it says."""
-    try:
-        data = _load_object(msg.content)
-    except UnreadableRow:
-        return [{"text": msg.content}] if msg.content else []
-    if _native_kind(data, msg.parsing_strategy) != Strategy.GEMINI:
-        parsed = _parse_openai(data)
-        parts: list[dict[str, Any]] = [{"text": parsed.text}] if parsed.text else []
-        parts += [
-            {"functionCall": {"id": c.id, "name": c.name, "args": gemini_args(c.arguments)}} for c in parsed.tool_calls
-        ]
-        return parts
-    out: list[dict[str, Any]] = []
-    raw_parts = data.get("parts")
-    for i, part in enumerate(raw_parts if isinstance(raw_parts, list) else []):
-        if not isinstance(part, dict):
-            continue
-        signed = "thoughtSignature" in part
-        fc = _function_call(part)
-        if fc is not None:
-            part = dict(part)
-            part.pop("function_call", None)
-            part["functionCall"] = {**fc, "id": gemini_call_id(fc, i)}
-        elif part.get("thought") and not signed:
-            continue  # unsigned thoughts are not replayed
-        elif part.get("text") == "" and not signed:
-            continue
-        out.append(part)
-    return out

@@ -10,6 +10,10 @@ Stored message formats (the `content` column), by role and status:
 * ``assistant`` with status ``tool_call``: the provider-native JSON of the reply
   (OpenAI: an assistant message dict with ``tool_calls``; Gemini: a ``Content``
   dict with ``parts``). Only :mod:`slop.parser` reads it.
+
+The ``parsing_strategy`` column (std::slop's schema keeps the name) holds the row's
+**wire** format: which provider-native JSON shape its tool rows have (:class:`Wire`).
+It has nothing to do with the context *mode* (``/context mode``, ``slop.context``).
 * ``tool``: the tool's result text; ``tool_call_id`` links it to its call and the
   status is ``completed``, ``error`` or ``cancelled``.
 """
@@ -17,47 +21,68 @@ Stored message formats (the `content` column), by role and status:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final, Literal
 
 # Opens each `@path` attachment in a user message (commands/mentions.py); assembly
 # recognises attachment-bearing rows by it (context/assemble.py).
 ATTACHMENT_OPEN = "<attachment "
 
 
+# The stored values are plain strings; these Literal types make a typo a mypy error.
+RoleName = Literal["system", "user", "assistant", "tool"]
+StatusName = Literal[
+    "completed",
+    "tool_call",
+    "error",
+    "cancelled",
+    "interrupted",
+    "truncated",
+    "dropped",
+    "compacted",
+    "archived",
+    "failed",
+]
+WireName = Literal["openai", "gemini", "gemini_gca"]
+
+
 class Role:
-    SYSTEM = "system"
-    USER = "user"
-    ASSISTANT = "assistant"
-    TOOL = "tool"
-    ALL = (SYSTEM, USER, ASSISTANT, TOOL)
+    SYSTEM: Final = "system"
+    USER: Final = "user"
+    ASSISTANT: Final = "assistant"
+    TOOL: Final = "tool"
+    ALL: Final[tuple[RoleName, ...]] = (SYSTEM, USER, ASSISTANT, TOOL)
 
 
 class Status:
-    COMPLETED = "completed"
-    TOOL_CALL = "tool_call"
-    ERROR = "error"
-    CANCELLED = "cancelled"
-    INTERRUPTED = "interrupted"  # a reply the user stopped; the partial text is kept
-    TRUNCATED = "truncated"  # a reply that hit the output limit (finish_reason "length" / MAX_TOKENS)
-    DROPPED = "dropped"  # soft-deleted by /context drop: in the ledger, out of every context
-    COMPACTED = "compacted"  # replaced in context by a summary; still in the ledger
-    ARCHIVED = "archived"  # moved to cold storage by the relevance strategy
-    FAILED = "failed"  # a request whose model call failed: kept, never sent again; /retry resends it
-    HIDDEN = (DROPPED, COMPACTED, ARCHIVED, FAILED)
+    COMPLETED: Final = "completed"
+    TOOL_CALL: Final = "tool_call"
+    ERROR: Final = "error"
+    CANCELLED: Final = "cancelled"
+    INTERRUPTED: Final = "interrupted"  # a reply the user stopped; the partial text is kept
+    TRUNCATED: Final = "truncated"  # a reply that hit the output limit (finish_reason "length" / MAX_TOKENS)
+    DROPPED: Final = "dropped"  # soft-deleted by /context drop: in the ledger, out of every context
+    COMPACTED: Final = "compacted"  # replaced in context by a summary; still in the ledger
+    ARCHIVED: Final = "archived"  # moved to cold storage by the relevance context mode
+    FAILED: Final = "failed"  # a request whose model call failed: kept, never sent again; /retry resends it
+    HIDDEN: Final[tuple[StatusName, ...]] = (DROPPED, COMPACTED, ARCHIVED, FAILED)
 
 
-class Strategy:
-    OPENAI = "openai"
-    GEMINI = "gemini"
-    GEMINI_GCA = "gemini_gca"
-    ALL = (OPENAI, GEMINI, GEMINI_GCA)
+class Wire:
+    """The wire formats: the provider-native JSON a tool row is stored in and a request
+    is built in (``Provider.wire``, the ``parsing_strategy`` column). Code Assist speaks
+    Gemini's format inside its own envelope, so its rows replay under Gemini and back."""
+
+    OPENAI: Final = "openai"
+    GEMINI: Final = "gemini"
+    GEMINI_GCA: Final = "gemini_gca"
+    ALL: Final[tuple[WireName, ...]] = (OPENAI, GEMINI, GEMINI_GCA)
 
 
-def strategies_compatible(a: str | None, b: str | None) -> bool:
-    """Whether tool rows written under strategy `a` can be replayed under `b`."""
+def wires_compatible(a: str | None, b: str | None) -> bool:
+    """Whether tool rows written under wire `a` can be replayed under wire `b`."""
     if not a or not b:
-        return True  # legacy rows without a strategy are kept
-    family = {Strategy.GEMINI: "g", Strategy.GEMINI_GCA: "g", Strategy.OPENAI: "o"}
+        return True  # legacy rows without a wire are kept
+    family = {Wire.GEMINI: "g", Wire.GEMINI_GCA: "g", Wire.OPENAI: "o"}
     return family.get(a, a) == family.get(b, b)
 
 
@@ -67,12 +92,12 @@ class Message:
 
     id: int
     session_id: str
-    role: str
+    role: RoleName
     content: str
-    status: str = Status.COMPLETED
+    status: StatusName = Status.COMPLETED
     group_id: str | None = None
     tool_call_id: str | None = None
-    parsing_strategy: str | None = None
+    parsing_strategy: str | None = None  # the wire format (column name from std::slop); None: legacy row
     tokens: int = 0
     created_at: str = ""
     reasoning: str | None = None
@@ -83,16 +108,21 @@ class Message:
     def is_tool_related(self) -> bool:
         return self.role == Role.TOOL or self.status == Status.TOOL_CALL
 
+    @property
+    def wire(self) -> str | None:
+        """The wire format the row was written under (its `parsing_strategy` column)."""
+        return self.parsing_strategy
+
 
 @dataclass(frozen=True, slots=True)
 class NewMessage:
     """A message about to be appended (no id yet)."""
 
-    role: str
+    role: RoleName
     content: str
-    status: str = Status.COMPLETED
+    status: StatusName = Status.COMPLETED
     tool_call_id: str | None = None
-    parsing_strategy: str | None = None
+    parsing_strategy: str | None = None  # the wire format the row is written under
     tokens: int | None = None  # None: count with the tokenizer on insert
     reasoning: str | None = None
     call_ids: str | None = None
@@ -112,13 +142,13 @@ class ToolResult:
     call_id: str
     name: str
     content: str
-    status: str = Status.COMPLETED  # completed | error | cancelled
+    status: StatusName = Status.COMPLETED  # completed | error | cancelled
     duration: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
 class ParsedMessage:
-    """What the parser reads out of a stored row, whatever the strategy."""
+    """What the parser reads out of a stored row, whatever its wire format."""
 
     text: str = ""
     tool_calls: tuple[ToolCall, ...] = ()
@@ -242,12 +272,12 @@ class HistoryEntry:
 class Prompt:
     """The exact request content: built by `slop.context.assemble`, sent by a provider,
     and shown by /context show. Providers render it into their wire format through
-    `slop.parser`."""
+    its wire module (`slop.providers.openai_wire` / `google_wire`)."""
 
     layers: tuple[Layer, ...]
     history: tuple[HistoryEntry, ...]
     tools: tuple[ToolSpec, ...]
-    strategy: str
+    wire: str  # the wire format the provider renders this prompt in
     budget: int = 0
     notes: tuple[str, ...] = ()
     token_estimate_exact: bool = True

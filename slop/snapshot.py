@@ -88,7 +88,7 @@ class ContextService:
         """The ledger as strategies read (and compacting strategies edit) it."""
         return self.store.history
 
-    def snapshot(self, session_name: str, parsing_strategy: str, model: str) -> Snapshot:
+    def snapshot(self, session_name: str, wire: str, model: str) -> Snapshot:
         session = self.store.sessions.get(session_name)
         budget = prompt_budget(model, session.budget, server_window=self.server_window(model))
         query = self.store.messages.last_user_text(session_name)
@@ -97,7 +97,7 @@ class ContextService:
         base = Snapshot(
             session=session,
             history=(),
-            strategy=parsing_strategy,
+            wire=wire,
             state=self.store.sessions.state(session_name),
             skills=tuple(active),
             tools=self.offered_tools(),
@@ -139,8 +139,8 @@ class ContextService:
         session = replace(fresh.session, scratchpad=kept.scratchpad)
         return replace(fresh, session=session, state=kept.state, memos=kept.memos, files_read=kept.files_read)
 
-    def prompt(self, session_name: str, parsing_strategy: str, model: str) -> Prompt:
-        return assemble(self.snapshot(session_name, parsing_strategy, model), self._config())
+    def prompt(self, session_name: str, wire: str, model: str) -> Prompt:
+        return assemble(self.snapshot(session_name, wire, model), self._config())
 
     def _config(self) -> AssemblyConfig:
         return AssemblyConfig(
@@ -160,7 +160,7 @@ class ContextService:
     def maintain(
         self,
         session_name: str,
-        parsing_strategy: str,
+        wire: str,
         model: str,
         summarize: Summarizer | None = None,
         *,
@@ -174,7 +174,7 @@ class ContextService:
             return Maintenance()
 
         def measure() -> int:  # the prompt as it would be sent now, before the budget guard
-            snapshot = self.snapshot(session_name, parsing_strategy, model)
+            snapshot = self.snapshot(session_name, wire, model)
             return assemble(replace(snapshot, budget=0), self._config()).total_tokens
 
         query = self.store.messages.last_user_text(session_name)

@@ -46,8 +46,8 @@ def _show(ctx: CommandContext, rest: str) -> None:
         return
     info = ctx.store.sessions.get(ctx.session)
     where = ShowContext(
-        provider=f"{preview.provider.strategy}:{preview.provider.model}" if preview.provider else "none",
-        wire=preview.prompt.strategy,
+        provider=f"{preview.provider.wire}:{preview.provider.model}" if preview.provider else "none",
+        wire=preview.prompt.wire,
         mode=info.context_mode,
         window=info.context_size if info.context_mode in ("window", "ranked") else None,
         placeholder=preview.text if preview.placeholder else "",

@@ -9,6 +9,7 @@ from slop.context.budget import prompt_budget
 from slop.context.layout import LAYOUT_KEY, LAYOUTS, layout_of
 from slop.context.options import OPTIONS, option, parse_option
 from slop.errors import CommandError
+from slop.records import Wire
 
 MODE_HELP = {
     "window": "the last N groups in order (/context window N), the default",
@@ -128,7 +129,7 @@ def compact_cmd(ctx: CommandContext, rest: str) -> None:
         ctx.io.error("cannot compact: no model provider is configured to write the summary; nothing changed")
         return
     result = service.maintain(
-        ctx.session, provider.strategy if provider else "openai", _model(ctx), summarizer, force=True
+        ctx.session, provider.wire if provider else Wire.OPENAI, _model(ctx), summarizer, force=True
     )
     report = "\n".join(result.report) or "nothing to compact"
     (ctx.io.success if result.changed else ctx.io.warning)(report)

@@ -10,7 +10,7 @@ from slop.commands.base import Command, CommandContext, Proceed
 from slop.errors import CommandError, SlopError
 from slop.providers.prices import PRICES_AS_OF, Price, bill, cost, dollars_text, price_for, price_table
 from slop.providers.registry import PROVIDERS, ProviderConfig, default_model, resolve_spec, wire_of
-from slop.records import Usage, strategies_compatible
+from slop.records import Usage, wires_compatible
 
 MODEL_USAGE = "/model [NAME | ALIAS | openai:NAME | gemini:NAME | gemini_gca:NAME | PROFILE:NAME]"
 MODELS_USAGE = "/models [FILTER]"
@@ -88,7 +88,7 @@ def model_cmd(ctx: CommandContext, args: str) -> Proceed | None:
     if name and known and name not in known:
         ctx.io.warning(f"{name} is not in the last /models list of {new_kind}; the next turn will tell if it exists")
     message = f"now using {new_kind} · {label} (saved for session '{ctx.session}')"
-    if old_kind and not strategies_compatible(wire_of(old_kind, manager.config), wire_of(new_kind, manager.config)):
+    if old_kind and not wires_compatible(wire_of(old_kind, manager.config), wire_of(new_kind, manager.config)):
         message += f"; text carries over, tool calls made under {old_kind} stay out of this model's context"
     ctx.io.success(message)
     return None

@@ -42,7 +42,7 @@ class Snapshot:
 
     session: SessionInfo
     history: tuple[Message, ...]  # already selected by the context strategy, oldest first
-    strategy: str = "openai"
+    wire: str = "openai"  # the wire format of the provider the prompt is for
     state: str = ""
     memos: tuple[Memo, ...] = ()
     skills: tuple[Skill, ...] = ()
@@ -71,7 +71,7 @@ def assemble(snapshot: Snapshot, config: AssemblyConfig | None = None) -> Prompt
     layers, volatile = split_layers(build_layers(snapshot, config), layout_of(snapshot.session))
     context_entry = volatile_entry(volatile, config)
     tool_tokens = definitions_tokens(snapshot.tools, config.count)
-    history = enforce_pairs(isolate(list(snapshot.history), snapshot.strategy, config.parse), config.parse)
+    history = enforce_pairs(isolate(list(snapshot.history), snapshot.wire, config.parse), config.parse)
     once = bool(option(snapshot.session, "truncate_once"))
     entries = history_entries(history, config, once=once)
     notes = list(snapshot.notes)
@@ -94,7 +94,7 @@ def assemble(snapshot: Snapshot, config: AssemblyConfig | None = None) -> Prompt
         history=tuple(place_volatile(add_markers(entries, config), context_entry)),
         tools=snapshot.tools,
         tool_tokens=tool_tokens,
-        strategy=snapshot.strategy,
+        wire=snapshot.wire,
         budget=snapshot.budget,
         output_limit=snapshot.output_limit,
         notes=tuple(notes),

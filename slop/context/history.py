@@ -7,19 +7,19 @@ from dataclasses import replace
 
 from slop.pairs import pair_results
 from slop.parser import parse
-from slop.records import Message, ParsedMessage, Role, Status, strategies_compatible
+from slop.records import Message, ParsedMessage, Role, Status, wires_compatible
 
 Parse = Callable[[Message], ParsedMessage]
 
 
-def isolate(messages: list[Message], strategy: str, parse: Parse = parse) -> list[Message]:
-    """Keep text everywhere; keep tool calls and results only from a compatible strategy.
+def isolate(messages: list[Message], wire: str, parse: Parse = parse) -> list[Message]:
+    """Keep text everywhere; keep tool calls and results only from a compatible wire.
 
     A foreign tool-call row that carried assistant text is kept as plain text, so the
     new model still sees what was said."""
     out: list[Message] = []
     for msg in messages:
-        if not msg.is_tool_related or strategies_compatible(msg.parsing_strategy, strategy):
+        if not msg.is_tool_related or wires_compatible(msg.parsing_strategy, wire):
             out.append(msg)
             continue
         if msg.role == Role.ASSISTANT:

@@ -35,7 +35,7 @@ class ShowContext:
     """What the header says besides the prompt itself."""
 
     provider: str = "none"  # e.g. "openai:gpt-4o-mini"
-    wire: str = "openai"  # the parsing strategy = the wire format
+    wire: str = "openai"  # the wire format (the rows' parsing_strategy column)
     mode: str = "window"
     window: int | None = None
     placeholder: str = ""  # set when the next message is a stand-in

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from slop.records import Prompt, ToolCall, Usage
+from slop.records import Prompt, ToolCall, Usage, WireName
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,9 +53,9 @@ class ProviderReply:
 
 
 class Provider(Protocol):
-    """A model endpoint. `strategy` is the parsing strategy its rows are tagged with."""
+    """A model endpoint. `wire` is the wire format it speaks (its rows are tagged with it)."""
 
-    strategy: str
+    wire: WireName
     model: str
 
     def stream(self, prompt: Prompt, cancel: threading.Event, on_event: EventCallback) -> ProviderReply:

@@ -24,7 +24,7 @@ from slop.providers.gemini import DEFAULT_MODEL, Emit, GeminiAccumulator, rest_r
 from slop.providers.gemini_errors import GoogleHTTPError, map_google_error, map_transport_error, with_retries
 from slop.providers.oauth import SIGN_IN_HINT, TokenSource
 from slop.providers.pump import pump
-from slop.records import Prompt, Strategy
+from slop.records import Prompt, Wire, WireName
 
 DEFAULT_BASE_URL = "https://cloudcode-pa.googleapis.com"
 API_VERSION = "v1internal"
@@ -45,7 +45,7 @@ def env_project() -> str:
 
 
 class CodeAssistProvider:
-    strategy = Strategy.GEMINI_GCA
+    wire: WireName = Wire.GEMINI_GCA
 
     def __init__(
         self,

@@ -30,7 +30,7 @@ from slop.providers.gemini_errors import (
 from slop.providers.gemini_sdk import sdk_to_rest, sdk_wire_form, to_sdk_content
 from slop.providers.pump import pump
 from slop.providers.wirepairs import whole_pairs_gemini
-from slop.records import Prompt, Strategy, ToolCall, ToolSpec, Usage
+from slop.records import Prompt, ToolCall, ToolSpec, Usage, Wire, WireName
 from slop.textsafe import scrub
 
 DEFAULT_MODEL = "gemini-2.5-flash"
@@ -211,7 +211,7 @@ class GeminiAccumulator:
 
 # ---- the SDK provider ------------------------------------------------------------------------
 class GeminiProvider:
-    strategy = Strategy.GEMINI
+    wire: WireName = Wire.GEMINI
 
     def __init__(
         self,

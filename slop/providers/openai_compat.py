@@ -23,7 +23,7 @@ from slop.providers.pump import pump
 from slop.providers.retry import retry_after_seconds
 from slop.providers.text_tools import recognize
 from slop.providers.wirepairs import whole_pairs_openai
-from slop.records import Prompt, Strategy, ToolCall, ToolSpec, Usage
+from slop.records import Prompt, ToolCall, ToolSpec, Usage, Wire, WireName
 from slop.textsafe import scrub
 
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -31,7 +31,7 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
 class OpenAIProvider:
-    strategy = Strategy.OPENAI
+    wire: WireName = Wire.OPENAI
 
     def __init__(
         self,

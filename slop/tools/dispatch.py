@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from slop.errors import Cancelled, ToolError
-from slop.records import Status, ToolCall, ToolResult
+from slop.records import Status, StatusName, ToolCall, ToolResult
 from slop.tools.base import (
     CANCELLED_TEXT,
     Approver,
@@ -80,7 +80,7 @@ def dispatch(
 # --- preparation and approval ----------------------------------------------------
 
 
-def _finish(call: ToolCall, text: str, status: str, ctx: ToolContext, duration: float = 0.0) -> ToolResult:
+def _finish(call: ToolCall, text: str, status: StatusName, ctx: ToolContext, duration: float = 0.0) -> ToolResult:
     """Build a result; every text passes through redaction here, whatever its origin."""
     return ToolResult(call.id, call.name, redact(text, ctx.secrets), status, duration)
 
