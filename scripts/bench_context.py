@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from slop.context.catalog import builtin_strategies
 from slop.orchestrator import Orchestrator
-from slop.parser import openai_native
+from slop.providers.openai_wire import openai_native
 from slop.records import Prompt, ToolCall, ToolSpec
 from slop.snapshot import ContextService
 from slop.store import Store

@@ -52,7 +52,7 @@ from slop.context.prefix_cache import CacheMeter
 from slop.context.summarize import extractive_summary
 from slop.context.tokens import Tokenizer
 from slop.context.truncate import TruncationConfig
-from slop.parser import openai_native
+from slop.providers.openai_wire import openai_native
 from slop.records import NewMessage, Role, Status, ToolCall
 from slop.snapshot import ContextService
 from slop.store import Store

@@ -17,7 +17,19 @@ from slop.context.strategies import Summarizer
 from slop.errors import CommandError, ProviderError
 from slop.parser import with_call_ids
 from slop.providers.base import Provider, ProviderReply, ReasoningDelta, StreamEvent, TextDelta
-from slop.records import HistoryEntry, Layer, Message, NewMessage, Prompt, Role, Status, StatusName, ToolCall, ToolResult, Wire
+from slop.records import (
+    HistoryEntry,
+    Layer,
+    Message,
+    NewMessage,
+    Prompt,
+    Role,
+    Status,
+    StatusName,
+    ToolCall,
+    ToolResult,
+    Wire,
+)
 from slop.snapshot import ContextService
 from slop.store import Store
 from slop.tokenestimate import estimate

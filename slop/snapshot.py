@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
 
 from slop.context import layers as L
 from slop.context.assemble import AssemblyConfig, Snapshot, assemble, build_layers, definitions_tokens
 from slop.context.budget import output_limit, prompt_budget
 from slop.context.strategies import ContextStrategy, Maintenance, Selection, Summarizer, WindowStrategy
 from slop.context.truncate import TruncationConfig
-from slop.parser import parse
+from slop.parser import parse_cached
 from slop.records import Memo, Prompt, Role, SessionInfo, ToolSpec
 from slop.store import Store
 from slop.store.context_source import StoreHistory
@@ -30,7 +29,6 @@ class TurnLayers:
     files_read: tuple[str, ...]
 
 
-PARSE_CACHE_SIZE = 4096
 MEMO_PREVIEW_CHARS = 80
 
 
@@ -61,7 +59,8 @@ class ContextService:
     def __post_init__(self) -> None:
         # A stored row never changes, and the same window is parsed on every model call:
         # parse each tool-call row once (pair integrity needs the call ids of every row).
-        self._parse = lru_cache(maxsize=PARSE_CACHE_SIZE)(parse)
+        # The cache is the parser's own, which the provider rendering the prompt reads too.
+        self._parse = parse_cached
         # The volatile layers of each session's running turn, as of its first call.
         self._turns: dict[str, TurnLayers] = {}
         self._last_memos: tuple[Memo, ...] = ()  # the memos of the last snapshot

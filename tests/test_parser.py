@@ -12,8 +12,9 @@ from openai.types.chat import ChatCompletionChunk
 
 from slop import parser
 from slop.context.history import enforce_pairs, isolate
-from slop.providers.gemini import GeminiAccumulator
-from slop.providers.openai_compat import _Accumulator
+from slop.providers import google_wire, openai_wire
+from slop.providers.google_wire import GeminiAccumulator
+from slop.providers.openai_wire import OpenAIAccumulator as _Accumulator
 from slop.records import HistoryEntry, Layer, Message, Prompt, Role, Status, ToolCall
 
 # ---- recorded shapes --------------------------------------------------------------------------
@@ -83,18 +84,18 @@ def openai_chunk(i: int, body: dict[str, Any]) -> ChatCompletionChunk:
 
 def row(
     content: str,
-    strategy: str | None,
+    wire: str | None,
     status: str = Status.TOOL_CALL,
     role: str = Role.ASSISTANT,
     i: int = 2,
     call_id: str | None = None,
     group: str = "g1",
 ) -> Message:
-    return Message(i, "s", role, content, status, group, call_id, strategy)
+    return Message(i, "s", role, content, status, group, call_id, wire)
 
 
-def prompt(*messages: Message, strategy: str = "gemini") -> Prompt:
-    return Prompt((Layer("system", "sys", 1),), tuple(HistoryEntry(m, m.content, 1) for m in messages), (), strategy)
+def prompt(*messages: Message, wire: str = "gemini") -> Prompt:
+    return Prompt((Layer("system", "sys", 1),), tuple(HistoryEntry(m, m.content, 1) for m in messages), (), wire)
 
 
 # ---- OpenAI --------------------------------------------------------------------------------------
@@ -109,14 +110,14 @@ def test_openai_stream_split_and_parallel_calls_round_trip() -> None:
         ToolCall("call_A1", "read_file", '{"path": "a.py"}'),
         ToolCall("call_B2", "grep_tool", '{"pattern": "déjà vu"}'),
     )
-    messages = parser.openai_messages(prompt(row(reply.native, "openai"), strategy="openai"))
+    messages = openai_wire.openai_messages(prompt(row(reply.native, "openai"), wire="openai"))
     assert messages[1]["tool_calls"][1]["function"] == {"name": "grep_tool", "arguments": '{"pattern": "déjà vu"}'}
     assert messages[1]["content"] == "Let me check both."
 
 
 def test_openai_row_without_text_sends_null_content() -> None:
-    native = parser.openai_native("", [ToolCall("c1", "ls", "{}")])
-    (_, item) = parser.openai_messages(prompt(row(native, "openai"), strategy="openai"))
+    native = openai_wire.openai_native("", [ToolCall("c1", "ls", "{}")])
+    (_, item) = openai_wire.openai_messages(prompt(row(native, "openai"), wire="openai"))
     assert item["content"] is None and item["tool_calls"][0]["id"] == "c1"
 
 
@@ -193,7 +194,7 @@ def test_gemini_contents_replays_the_stored_parts_with_signatures() -> None:
         row("no such file", "gemini", Status.ERROR, Role.TOOL, i=4, call_id="api-2"),
         row("and then?", "gemini", Status.COMPLETED, Role.USER, i=5),
     )
-    contents = parser.gemini_contents(prompt(*history))
+    contents = google_wire.gemini_contents(prompt(*history))
     assert [c["role"] for c in contents] == ["user", "model", "user"]
     model_parts = contents[1]["parts"]
     assert {"text": "Need to read two files.", "thought": True} not in model_parts  # unsigned thoughts stay home
@@ -209,7 +210,7 @@ def test_gemini_row_without_call_ids_gets_stable_fallback_ids() -> None:
     native = json.dumps({"role": "model", "parts": [{"text": "x"}, {"functionCall": {"name": "ls", "args": {}}}]})
     parsed = parser.parse(row(native, "gemini"))
     assert parsed.tool_calls == (ToolCall("ls_1", "ls", "{}"),)
-    contents = parser.gemini_contents(
+    contents = google_wire.gemini_contents(
         prompt(row(native, "gemini"), row("r", "gemini", role=Role.TOOL, status=Status.COMPLETED, call_id="ls_1"))
     )
     assert contents[0]["parts"][1]["functionCall"]["id"] == "ls_1"
@@ -219,16 +220,16 @@ def test_gemini_row_without_call_ids_gets_stable_fallback_ids() -> None:
 # ---- legacy and malformed rows ------------------------------------------------------------------------
 def test_legacy_rows_without_a_strategy_are_read_by_shape() -> None:
     gemini_native = json.dumps({"role": "model", "parts": [{"functionCall": {"id": "g", "name": "ls", "args": {}}}]})
-    openai_native = parser.openai_native("hi", [ToolCall("o", "ls", '{"path": "."}')])
+    openai_native = openai_wire.openai_native("hi", [ToolCall("o", "ls", '{"path": "."}')])
     assert parser.parse(row(gemini_native, None)).tool_calls == (ToolCall("g", "ls", "{}"),)
     assert parser.parse(row(openai_native, None)).tool_calls == (ToolCall("o", "ls", '{"path": "."}'),)
     # an OpenAI-shaped row sent to Gemini is rebuilt as Gemini parts, not sent raw
-    contents = parser.gemini_contents(prompt(row(openai_native, None)))
+    contents = google_wire.gemini_contents(prompt(row(openai_native, None)))
     assert contents == [
         {"role": "model", "parts": [{"text": "hi"}, {"functionCall": {"id": "o", "name": "ls", "args": {"path": "."}}}]}
     ]
     # and a Gemini-shaped one sent to OpenAI becomes tool_calls
-    (_, item) = parser.openai_messages(prompt(row(gemini_native, None), strategy="openai"))
+    (_, item) = openai_wire.openai_messages(prompt(row(gemini_native, None), wire="openai"))
     assert item["tool_calls"][0]["id"] == "g"
 
 
@@ -247,16 +248,16 @@ MALFORMED = [
 ]
 
 
-@pytest.mark.parametrize("strategy", ["openai", "gemini", "gemini_gca", None, "unknown"])
+@pytest.mark.parametrize("wire", ["openai", "gemini", "gemini_gca", None, "unknown"])
 @pytest.mark.parametrize("content", MALFORMED)
-def test_malformed_rows_never_raise(content: str, strategy: str | None) -> None:
-    message = row(content, strategy)
+def test_malformed_rows_never_raise(content: str, wire: str | None) -> None:
+    message = row(content, wire)
     parsed = parser.parse(message)
     assert isinstance(parsed.text, str)
     for call in parsed.tool_calls:
         assert isinstance(call.arguments, str) and isinstance(call.id, str)
-    parser.openai_messages(prompt(message, strategy="openai"))
-    parser.gemini_contents(prompt(message))
+    openai_wire.openai_messages(prompt(message, wire="openai"))
+    google_wire.gemini_contents(prompt(message))
     parser.tool_names_by_call_id([message])
     enforce_pairs(isolate([message], "gemini"))
 
@@ -264,7 +265,9 @@ def test_malformed_rows_never_raise(content: str, strategy: str | None) -> None:
 def test_unreadable_row_reads_back_as_its_raw_text() -> None:
     assert parser.parse(row("oops {", "openai")).text == "oops {"
     assert parser.parse(row("oops {", "gemini")).tool_calls == ()
-    assert parser.gemini_contents(prompt(row("oops {", "gemini"))) == [{"role": "model", "parts": [{"text": "oops {"}]}]
+    assert google_wire.gemini_contents(prompt(row("oops {", "gemini"))) == [
+        {"role": "model", "parts": [{"text": "oops {"}]}
+    ]
 
 
 def test_plain_rows_and_reasoning() -> None:
@@ -274,7 +277,7 @@ def test_plain_rows_and_reasoning() -> None:
         2,
         "s",
         Role.ASSISTANT,
-        parser.openai_native("", [ToolCall("c", "f", "{}")]),
+        openai_wire.openai_native("", [ToolCall("c", "f", "{}")]),
         Status.TOOL_CALL,
         "g",
         None,
@@ -285,24 +288,24 @@ def test_plain_rows_and_reasoning() -> None:
 
 
 def test_gemini_args_of_odd_argument_text() -> None:
-    assert parser.gemini_args('{"a": 1}') == {"a": 1}
-    assert parser.gemini_args("[1]") == {}  # not an object: the same placeholder as OpenAI gets
-    assert parser.gemini_args("not json") == {}  # the placeholder: the error result says what was wrong
-    assert parser.gemini_args("") == {}
+    assert google_wire.gemini_args('{"a": 1}') == {"a": 1}
+    assert google_wire.gemini_args("[1]") == {}  # not an object: the same placeholder as OpenAI gets
+    assert google_wire.gemini_args("not json") == {}  # the placeholder: the error result says what was wrong
+    assert google_wire.gemini_args("") == {}
 
 
 # ---- isolation ------------------------------------------------------------------------------------
 def openai_group() -> list[Message]:
     return [
         row("look", "openai", Status.COMPLETED, Role.USER, i=1),
-        row(parser.openai_native("Checking.", [ToolCall("o1", "ls", "{}")]), "openai", i=2),
+        row(openai_wire.openai_native("Checking.", [ToolCall("o1", "ls", "{}")]), "openai", i=2),
         row("a b c", "openai", Status.COMPLETED, Role.TOOL, i=3, call_id="o1"),
         row("Found a, b, c.", "openai", Status.COMPLETED, Role.ASSISTANT, i=4),
     ]
 
 
 def gemini_group() -> list[Message]:
-    native = parser.gemini_native([{"functionCall": {"id": "g1", "name": "ls", "args": {}}}])
+    native = google_wire.gemini_native([{"functionCall": {"id": "g1", "name": "ls", "args": {}}}])
     return [
         row("again", "gemini", Status.COMPLETED, Role.USER, i=5, group="g2"),
         row(native, "gemini", i=6, group="g2"),
@@ -332,7 +335,7 @@ def test_isolation_keeps_text_and_only_compatible_tool_rows() -> None:
 
 
 def test_pairs_are_kept_whole() -> None:
-    native = parser.openai_native("", [ToolCall("x1", "ls", "{}"), ToolCall("x2", "ls", "{}")])
+    native = openai_wire.openai_native("", [ToolCall("x1", "ls", "{}"), ToolCall("x2", "ls", "{}")])
     history = [
         row(native, "openai"),
         row("r1", "openai", Status.COMPLETED, Role.TOOL, i=3, call_id="x1"),

@@ -20,8 +20,9 @@ from typing import Any
 
 from slop.errors import AuthError, BadResponse, ProviderError
 from slop.providers.base import EventCallback, ProviderReply
-from slop.providers.gemini import DEFAULT_MODEL, Emit, GeminiAccumulator, rest_request, wants_thoughts
+from slop.providers.gemini import DEFAULT_MODEL, Emit
 from slop.providers.gemini_errors import GoogleHTTPError, map_google_error, map_transport_error, with_retries
+from slop.providers.google_wire import GeminiAccumulator, rest_request, wants_thoughts
 from slop.providers.oauth import SIGN_IN_HINT, TokenSource
 from slop.providers.pump import pump
 from slop.records import Prompt, Wire, WireName

@@ -1,212 +1,28 @@
-"""Gemini through the `google-genai` SDK (imported when the first request is made).
+"""Gemini through the `google-genai` SDK (imported when the first request is made): the
+SDK call and the streaming loop.
 
-The request is built once as a Gemini REST `GenerateContentRequest` in camelCase (the
-same dict the Code Assist provider wraps in its envelope) and converted to SDK types;
-streamed SDK chunks are turned back into REST dicts and fed to `GeminiAccumulator`,
-which both providers share. Thought signatures are stored exactly as the API sent them
-(standard base64), so a multi-step tool loop sends them back byte for byte."""
+The request is built once by `google_wire` as a Gemini REST `GenerateContentRequest`
+(the same dict the Code Assist provider wraps in its envelope) and converted to SDK
+types here; streamed SDK chunks are turned back into REST dicts and fed to
+`google_wire.GeminiAccumulator`, which both providers share."""
 
 from __future__ import annotations
 
-import json
-import re
 import threading
-import uuid
 from collections.abc import Callable
 from typing import Any
 
-from slop import parser
-from slop.errors import (
-    AuthError,
-    BadResponse,
-    ProviderError,
-)
-from slop.providers.base import EventCallback, ProviderReply, ReasoningDelta, StreamEvent, TextDelta
-from slop.providers.gemini_errors import (
-    map_google_error,
-    map_transport_error,
-    with_retries,
-)
+from slop.errors import AuthError, ProviderError
+from slop.providers.base import EventCallback, ProviderReply, StreamEvent
+from slop.providers.gemini_errors import map_google_error, map_transport_error, with_retries
 from slop.providers.gemini_sdk import sdk_to_rest, sdk_wire_form, to_sdk_content
+from slop.providers.google_wire import GeminiAccumulator, rest_request, wants_thoughts
 from slop.providers.pump import pump
-from slop.providers.wirepairs import whole_pairs_gemini
-from slop.records import Prompt, ToolCall, ToolSpec, Usage, Wire, WireName
-from slop.textsafe import scrub
+from slop.records import Prompt, Wire, WireName
 
 DEFAULT_MODEL = "gemini-2.5-flash"
-_NO_THOUGHTS = re.compile(r"gemini-(1\.|2\.0)|gemma|embedding|learnlm", re.IGNORECASE)
 
 Emit = Callable[[StreamEvent], None]
-
-
-# ---- the request ------------------------------------------------------------------------
-def wants_thoughts(model: str, strip_reasoning: bool) -> bool:
-    """Ask for thought summaries unless reasoning is stripped or the model cannot think."""
-    return not strip_reasoning and not (_NO_THOUGHTS.search(model) and "thinking" not in model)
-
-
-def function_declarations(tools: tuple[ToolSpec, ...] | list[ToolSpec]) -> list[dict[str, Any]]:
-    return [
-        {"name": t.name, "description": t.description, "parametersJsonSchema": t.parameters or {"type": "object"}}
-        for t in tools
-    ]
-
-
-def rest_request(prompt: Prompt, *, include_thoughts: bool) -> dict[str, Any]:
-    """A `GenerateContentRequest` (REST camelCase) for the prompt, without the model."""
-    body: dict[str, Any] = {"contents": whole_pairs_gemini(parser.gemini_contents(prompt))}
-    if prompt.system_text:
-        body["systemInstruction"] = {"role": "user", "parts": [{"text": prompt.system_text}]}
-    if prompt.tools:
-        body["tools"] = [{"functionDeclarations": function_declarations(prompt.tools)}]
-    config: dict[str, Any] = {}
-    if prompt.output_limit > 0:
-        config["maxOutputTokens"] = prompt.output_limit
-    if include_thoughts:
-        config["thinkingConfig"] = {"includeThoughts": True}
-    if config:
-        body["generationConfig"] = config
-    return body
-
-
-# ---- the reply ----------------------------------------------------------------------------
-_FINISH = {"STOP": "stop", "MAX_TOKENS": "length"}
-_BLOCKED = ("SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY", "LANGUAGE")
-
-
-class GeminiAccumulator:
-    """Reassembles streamed GenerateContentResponse dicts (REST camelCase): text,
-    thoughts, function calls (each given an id when the API sent none), signatures
-    and usage."""
-
-    def __init__(self, model: str, new_id: Callable[[], str] | None = None) -> None:
-        self.model = model
-        self.parts: list[dict[str, Any]] = []
-        self.text = ""
-        self.reasoning = ""
-        self.calls: list[ToolCall] = []
-        self.usage: Usage | None = None
-        self.finish_reason: str | None = None
-        self.finish_message = ""
-        self.block_reason = ""
-        self.saw_candidate = False
-        self._new_id = new_id or (lambda: "call_" + uuid.uuid4().hex[:16])
-
-    @property
-    def started(self) -> bool:
-        return bool(self.parts)
-
-    def add(self, response: Any) -> list[StreamEvent]:
-        if not isinstance(response, dict):
-            raise BadResponse(f"Gemini sent an unreadable chunk ({type(response).__name__}); try again")
-        if response.get("modelVersion"):
-            self.model = str(response["modelVersion"])
-        meta = response.get("usageMetadata")
-        if isinstance(meta, dict):
-            self._usage(meta)
-        feedback = response.get("promptFeedback")
-        if isinstance(feedback, dict) and feedback.get("blockReason"):
-            self.block_reason = str(feedback["blockReason"])
-        candidates = response.get("candidates")
-        if not isinstance(candidates, list) or not candidates or not isinstance(candidates[0], dict):
-            return []
-        self.saw_candidate = True
-        candidate = candidates[0]
-        content = candidate.get("content")
-        parts = content.get("parts") if isinstance(content, dict) else None
-        events: list[StreamEvent] = []
-        for part in parts if isinstance(parts, list) else []:
-            if isinstance(part, dict):
-                events += self._add_part(part)
-        if candidate.get("finishReason"):
-            self.finish_reason = str(candidate["finishReason"])
-            self.finish_message = str(candidate.get("finishMessage") or "")
-        return events
-
-    def _usage(self, meta: dict[str, Any]) -> None:
-        # Gemini counts thinking apart from the candidates, and bills both as output.
-        prompt = int(meta.get("promptTokenCount") or 0)
-        thoughts = int(meta.get("thoughtsTokenCount") or 0)
-        completion = int(meta.get("candidatesTokenCount") or 0) + thoughts
-        cached = int(meta.get("cachedContentTokenCount") or 0)
-        self.usage = Usage(prompt, completion, prompt + completion, self.model, cached, thoughts)
-
-    def _add_part(self, part: dict[str, Any]) -> list[StreamEvent]:
-        fc = part.get("functionCall")
-        if isinstance(fc, dict):
-            fc = dict(fc)
-            fc["id"] = str(fc.get("id") or self._new_id())
-            self.parts.append({**part, "functionCall": fc})
-            self.calls.append(ToolCall(fc["id"], str(fc.get("name") or ""), json.dumps(fc.get("args") or {})))
-            return []
-        text = part.get("text")
-        if not isinstance(text, str):
-            self.parts.append(dict(part))  # other kinds (code, inline data) are kept as sent
-            return []
-        text = scrub(text)
-        part = {**part, "text": text}
-        thought = bool(part.get("thought"))
-        last = self.parts[-1] if self.parts else None
-        mergeable = (
-            last is not None
-            and isinstance(last.get("text"), str)
-            and bool(last.get("thought")) == thought
-            and "thoughtSignature" not in last
-            and "thoughtSignature" not in part
-        )
-        if last is not None and mergeable:
-            last["text"] += text  # never merge a signed part with another (Gemini's rule)
-        else:
-            self.parts.append(dict(part))
-        if not text:
-            return []
-        if thought:
-            self.reasoning += text
-            return [ReasoningDelta(text)]
-        self.text += text
-        return [TextDelta(text)]
-
-    def check(self) -> None:
-        """After a complete stream: a reply slop can use, or a clear BadResponse."""
-        partial = self.text
-        if not self.saw_candidate:
-            if self.block_reason:
-                raise BadResponse(f"Gemini blocked the prompt ({self.block_reason}); rephrase the request")
-            raise BadResponse("Gemini returned no candidates (an empty reply); try again or rephrase the request")
-        reason = self.finish_reason
-        if reason is None:
-            raise BadResponse("the model's reply was cut off before it finished; try again", partial=partial)
-        if reason == "MALFORMED_FUNCTION_CALL":
-            detail = f": {self.finish_message[:200]}" if self.finish_message else ""
-            raise BadResponse(
-                f"Gemini produced a malformed function call (MALFORMED_FUNCTION_CALL){detail}; "
-                "try again or ask for one step at a time",
-                partial=partial,
-            )
-        if reason in _BLOCKED:
-            raise BadResponse(f"Gemini stopped the reply ({reason}); rephrase the request", partial=partial)
-        # MAX_TOKENS and empty replies are not errors here: the orchestrator reports a
-        # truncated or empty reply the same way for every provider.
-
-    def reply(self, cancelled: bool) -> ProviderReply:
-        calls = () if cancelled else tuple(self.calls)
-        if cancelled:
-            finish = "cancelled"
-        elif self.finish_reason == "MAX_TOKENS":
-            finish = "length"  # even with calls: the last one may be cut
-        elif calls:
-            finish = "tool_calls"
-        else:
-            finish = _FINISH.get(self.finish_reason or "STOP", (self.finish_reason or "stop").lower())
-        return ProviderReply(
-            text=self.text,
-            reasoning=self.reasoning,
-            tool_calls=calls,
-            native=parser.gemini_native(self.parts) if calls else "",
-            usage=self.usage,
-            finish_reason=finish,
-            model=self.model,
-        )
 
 
 # ---- the SDK provider ------------------------------------------------------------------------

@@ -184,7 +184,7 @@ def _run_job(job: _Job, ctx: ToolContext, on_start: OnStart | None, on_done: OnD
     _notify_done(on_done, job.call, job.result)
 
 
-def run_tool(tool: Tool, args: dict[str, Any], ctx: ToolContext) -> tuple[str, str]:
+def run_tool(tool: Tool, args: dict[str, Any], ctx: ToolContext) -> tuple[str, StatusName]:
     """Run one validated call; every exception becomes (text, status). Not redacted."""
     try:
         output = tool.run(args, ctx)

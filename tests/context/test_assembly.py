@@ -9,7 +9,8 @@ import pytest
 from slop.context.assemble import AssemblyConfig, Snapshot, assemble
 from slop.context.costs import BEGIN_MARKER, CURRENT_MARKER
 from slop.context.truncate import HINT, TruncationConfig, sandwich
-from slop.parser import gemini_native, openai_native
+from slop.providers.google_wire import gemini_native
+from slop.providers.openai_wire import openai_native
 from slop.records import Memo, Message, Role, SessionInfo, Skill, Status, ToolCall, ToolSpec
 
 SESSION = SessionInfo("s", scratchpad="- [ ] step one")
@@ -28,23 +29,23 @@ class Ledger:
         self.rows.append(msg)
         return msg
 
-    def tool_turn(self, gid: str, outputs: list[str], strategy: str = "openai") -> None:
-        self.add(Role.USER, f"task {gid}", gid, parsing_strategy=strategy)
+    def tool_turn(self, gid: str, outputs: list[str], wire: str = "openai") -> None:
+        self.add(Role.USER, f"task {gid}", gid, parsing_strategy=wire)
         calls = [ToolCall(f"c{gid}-{i}", "read_file", json.dumps({"path": f"f{i}"})) for i in range(len(outputs))]
-        if strategy == "openai":
+        if wire == "openai":
             native = openai_native("looking", calls)
         else:
             native = gemini_native(
                 [{"text": "looking"}]
                 + [{"functionCall": {"id": c.id, "name": c.name, "args": json.loads(c.arguments)}} for c in calls]
             )
-        self.add(Role.ASSISTANT, native, gid, status=Status.TOOL_CALL, parsing_strategy=strategy)
+        self.add(Role.ASSISTANT, native, gid, status=Status.TOOL_CALL, parsing_strategy=wire)
         for call, out in zip(calls, outputs, strict=True):
-            self.add(Role.TOOL, out, gid, tool_call_id=call.id, parsing_strategy=strategy)
+            self.add(Role.TOOL, out, gid, tool_call_id=call.id, parsing_strategy=wire)
 
 
-def build(rows: list[Message], strategy: str = "openai", **kw: object) -> object:
-    return assemble(Snapshot(SESSION, tuple(rows), strategy=strategy, **kw))  # type: ignore[arg-type]
+def build(rows: list[Message], wire: str = "openai", **kw: object) -> object:
+    return assemble(Snapshot(SESSION, tuple(rows), wire=wire, **kw))  # type: ignore[arg-type]
 
 
 def test_layers_in_seed_order() -> None:
@@ -144,23 +145,23 @@ def test_sandwich_keeps_head_and_tail_and_never_splits_characters() -> None:
     assert HINT.count("{id}") == 1
 
 
-@pytest.mark.parametrize("strategy", ["gemini", "gemini_gca"])
-def test_isolation_hides_foreign_tool_rows_but_keeps_text(strategy: str) -> None:
+@pytest.mark.parametrize("wire", ["gemini", "gemini_gca"])
+def test_isolation_hides_foreign_tool_rows_but_keeps_text(wire: str) -> None:
     ledger = Ledger()
-    ledger.tool_turn("1", ["out"], strategy="openai")
+    ledger.tool_turn("1", ["out"], wire="openai")
     ledger.add(Role.ASSISTANT, "done", "1", parsing_strategy="openai")
-    history = build(ledger.rows, strategy=strategy).history  # type: ignore[attr-defined]
+    history = build(ledger.rows, wire=wire).history  # type: ignore[attr-defined]
     roles = [(e.message.role, e.message.status) for e in history]
     assert (Role.TOOL, Status.COMPLETED) not in roles
     assert [e.content for e in history if e.message.role == Role.ASSISTANT] == ["looking", "done"]
-    same = build(ledger.rows, strategy="openai").history  # type: ignore[attr-defined]
+    same = build(ledger.rows, wire="openai").history  # type: ignore[attr-defined]
     assert any(e.message.role == Role.TOOL for e in same)
 
 
 def test_gemini_and_gca_share_tool_rows() -> None:
     ledger = Ledger()
-    ledger.tool_turn("1", ["out"], strategy="gemini")
-    history = build(ledger.rows, strategy="gemini_gca").history  # type: ignore[attr-defined]
+    ledger.tool_turn("1", ["out"], wire="gemini")
+    history = build(ledger.rows, wire="gemini_gca").history  # type: ignore[attr-defined]
     assert any(e.message.role == Role.TOOL for e in history)
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from slop.context.assemble import Snapshot, assemble
 from slop.context.costs import cost, marker_tokens, own_tokens
-from slop.parser import openai_native
+from slop.providers.openai_wire import openai_native
 from slop.records import Message, Role, SessionInfo, Status, ToolCall
 from slop.tokenestimate import estimate
 

@@ -17,9 +17,9 @@ from slop.commands.conversation import Conversation
 from slop.context.catalog import builtin_strategies
 from slop.context.strategy_relevance import RelevanceStrategy
 from slop.orchestrator import Orchestrator
-from slop.parser import openai_native
 from slop.providers.base import EventCallback, ProviderReply, TextDelta
-from slop.records import NewMessage, Prompt, Role, Status, ToolCall, ToolResult, Usage
+from slop.providers.openai_wire import openai_native
+from slop.records import NewMessage, Prompt, Role, Status, ToolCall, ToolResult, Usage, WireName
 from slop.settings import Settings
 from slop.snapshot import ContextService
 from slop.store import Store
@@ -91,7 +91,7 @@ class ScriptedProvider:
     summary: str | Callable[[Prompt], str] = "## Analysis\n1. Initial Request: x\n## Summary\n1. Primary Request: x"
     answer: str = "done"
     fail_summary: bool = False
-    strategy: str = "openai"
+    wire: WireName = "openai"
     model: str = "fake-model"
     prompts: list[Prompt] = field(default_factory=list)
 

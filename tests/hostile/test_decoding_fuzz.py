@@ -19,9 +19,11 @@ from hypothesis import strategies as st
 from slop import parser
 from slop.context.assemble import Snapshot, assemble
 from slop.errors import BadResponse
-from slop.providers.gemini import GeminiAccumulator, rest_request
-from slop.providers.openai_compat import OpenAIProvider, _Accumulator
-from slop.records import Message, Role, SessionInfo, Status, Strategy
+from slop.providers import google_wire, openai_wire
+from slop.providers.google_wire import GeminiAccumulator, rest_request
+from slop.providers.openai_compat import OpenAIProvider
+from slop.providers.openai_wire import OpenAIAccumulator as _Accumulator
+from slop.records import Message, Role, SessionInfo, Status, Wire
 from slop.tools.validate import parse_arguments
 from slop.ui.textfit import flatten_args
 from tests.hostile.conftest import assert_valid_gemini, assert_valid_openai
@@ -55,7 +57,7 @@ def test_argument_text(raw: str) -> None:
     args, error = parse_arguments(SCHEMA, raw)
     assert (args is None) != (error is None)
     assert isinstance(json.loads(parser.sendable_arguments(raw)), dict)
-    assert isinstance(parser.gemini_args(raw), dict)
+    assert isinstance(google_wire.gemini_args(raw), dict)
     assert isinstance(flatten_args(raw), str)
 
 
@@ -110,7 +112,7 @@ def test_openai_stream_chunks(chunks: list[tuple[dict[str, Any], str | None]], c
     for text in (reply.text, reply.reasoning, reply.native, *(c.arguments for c in reply.tool_calls)):
         utf8(text)
     if reply.native:  # what is stored reads back as the same calls (ids are given when stored)
-        stored = parser.parse(_row(reply.native, Strategy.OPENAI)).tool_calls
+        stored = parser.parse(_row(reply.native, Wire.OPENAI)).tool_calls
         assert [(c.name, c.arguments) for c in stored] == [(c.name, c.arguments) for c in reply.tool_calls]
 
 
@@ -176,7 +178,7 @@ def test_gemini_stream_chunks(chunks: list[Any], cancelled: bool) -> None:
 # ---- any ledger history -----------------------------------------------------------------------
 IDS = st.sampled_from(["c1", "c2", "c3", ""])
 OPENAI_NATIVE = st.builds(
-    lambda text, calls: parser.openai_native(text, calls),
+    lambda text, calls: openai_wire.openai_native(text, calls),
     st.text(max_size=5),
     st.lists(st.builds(lambda i, a: parser.ToolCall(i, "read_file", a), IDS, HOSTILE_TEXT), max_size=2),
 )
@@ -189,22 +191,22 @@ ROWS = st.lists(
         st.one_of(st.text(max_size=10), OPENAI_NATIVE, st.sampled_from(["{garbage", '{"parts": 1}', ""])),
         IDS,
         st.one_of(st.none(), IDS, st.just("c1\nc2")),
-        st.sampled_from([Strategy.OPENAI, Strategy.GEMINI, None]),
+        st.sampled_from([Wire.OPENAI, Wire.GEMINI, None]),
         st.integers(0, 3),
     ),
     max_size=12,
 )
 
 
-def _row(content: str, strategy: str | None, i: int = 1, **fields: Any) -> Message:
+def _row(content: str, wire: str | None, i: int = 1, **fields: Any) -> Message:
     defaults: dict[str, Any] = {"role": Role.ASSISTANT, "status": Status.TOOL_CALL}
     defaults.update(fields)
-    return Message(i, "s", content=content, parsing_strategy=strategy, **defaults)
+    return Message(i, "s", content=content, parsing_strategy=wire, **defaults)
 
 
 @FUZZ
-@given(ROWS, st.sampled_from([Strategy.OPENAI, Strategy.GEMINI]))
-def test_any_history_makes_a_valid_request(rows: list[tuple[Any, ...]], strategy: str) -> None:
+@given(ROWS, st.sampled_from([Wire.OPENAI, Wire.GEMINI]))
+def test_any_history_makes_a_valid_request(rows: list[tuple[Any, ...]], wire: str) -> None:
     history = tuple(
         _row(
             content,
@@ -219,8 +221,8 @@ def test_any_history_makes_a_valid_request(rows: list[tuple[Any, ...]], strategy
         for i, (role, status, content, call_id, call_ids, row_strategy, group) in enumerate(rows)
     )
     history = tuple(sorted(history, key=lambda m: (m.group_id, m.id)))
-    prompt = assemble(Snapshot(session=SessionInfo("s"), history=history, strategy=strategy))
-    if strategy == Strategy.OPENAI:  # the bodies the providers send
+    prompt = assemble(Snapshot(session=SessionInfo("s"), history=history, wire=wire))
+    if wire == Wire.OPENAI:  # the bodies the providers send
         body = OpenAIProvider(api_key="x").request_body(prompt)
         assert_valid_openai({**body, "max_tokens": 1})
     else:

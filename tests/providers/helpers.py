@@ -21,25 +21,25 @@ def msg(
     content: str,
     status: str = Status.COMPLETED,
     *,
-    strategy: str | None = None,
+    wire: str | None = None,
     call_id: str | None = None,
     group: str = "g1",
     reasoning: str | None = None,
 ) -> Message:
-    return Message(i, "s", role, content, status, group, call_id, strategy, reasoning=reasoning)
+    return Message(i, "s", role, content, status, group, call_id, wire, reasoning=reasoning)
 
 
 def prompt_of(
     *messages: Message,
     system: str = "You are a test assistant.",
     tools: tuple[ToolSpec, ...] = (READ_FILE,),
-    strategy: str = "gemini",
+    wire: str = "gemini",
 ) -> Prompt:
     return Prompt(
         layers=(Layer("system prompt", system, 5),),
         history=tuple(HistoryEntry(m, m.content, 1) for m in messages),
         tools=tools,
-        strategy=strategy,
+        wire=wire,
     )
 
 

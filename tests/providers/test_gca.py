@@ -76,13 +76,13 @@ def test_tool_calls_keep_the_signature_exactly_and_go_back(gca_env: FakeLLM, tok
     assert first.finish_reason == "tool_calls" and len(first.tool_calls) == 2
     signature = gca_env.thought_signatures[-1]
     assert json.loads(first.native)["parts"][0]["thoughtSignature"] == signature
-    assert provider.strategy == "gemini_gca"
+    assert provider.wire == "gemini_gca"
     c1, c2 = first.tool_calls
     history = (
-        msg(1, Role.USER, "read", strategy="gemini_gca"),
-        msg(2, Role.ASSISTANT, first.native, Status.TOOL_CALL, strategy="gemini_gca"),
-        msg(3, Role.TOOL, "A", strategy="gemini_gca", call_id=c1.id),
-        msg(4, Role.TOOL, "B", strategy="gemini_gca", call_id=c2.id),
+        msg(1, Role.USER, "read", wire="gemini_gca"),
+        msg(2, Role.ASSISTANT, first.native, Status.TOOL_CALL, wire="gemini_gca"),
+        msg(3, Role.TOOL, "A", wire="gemini_gca", call_id=c1.id),
+        msg(4, Role.TOOL, "B", wire="gemini_gca", call_id=c2.id),
     )
     gca_env.enqueue_text("done")
     run(provider, prompt_of(*history))

@@ -34,7 +34,7 @@ def test_registry_builds_it_from_config(fake_llm: FakeLLM) -> None:
     config = ProviderConfig(gemini_api_key="k", gemini_base_url=fake_llm.gemini_base_url, max_retries=1)
     provider = build("gemini", "models/fake-gemini", config)
     assert isinstance(provider, GeminiProvider)
-    assert (provider.strategy, provider.model) == ("gemini", "fake-gemini")
+    assert (provider.wire, provider.model) == ("gemini", "fake-gemini")
 
 
 def test_text_streams_with_usage(fake_llm: FakeLLM, gemini: GeminiProvider) -> None:
@@ -69,7 +69,7 @@ def test_several_function_calls_in_one_reply(fake_llm: FakeLLM, gemini: GeminiPr
     ids = [c.id for c in reply.tool_calls]
     assert ids[0] == "api-id-1"  # the API's id is kept
     assert all(ids) and len(set(ids)) == 3  # the others get unique generated ids
-    stored = msg(2, Role.ASSISTANT, reply.native, Status.TOOL_CALL, strategy="gemini")
+    stored = msg(2, Role.ASSISTANT, reply.native, Status.TOOL_CALL, wire="gemini")
     parsed = parser.parse(stored)
     assert parsed.tool_calls == reply.tool_calls
     assert parsed.text == "Reading three files."
@@ -105,10 +105,10 @@ def test_thought_signature_round_trips_into_the_next_request(fake_llm: FakeLLM, 
     # the next step: the stored row plus both results go back
     c1, c2 = first.tool_calls
     history = (
-        msg(1, Role.USER, "read both", strategy="gemini"),
-        msg(2, Role.ASSISTANT, first.native, Status.TOOL_CALL, strategy="gemini"),
-        msg(3, Role.TOOL, "A-CONTENT", strategy="gemini", call_id=c1.id),
-        msg(4, Role.TOOL, "B-CONTENT", Status.ERROR, strategy="gemini", call_id=c2.id),
+        msg(1, Role.USER, "read both", wire="gemini"),
+        msg(2, Role.ASSISTANT, first.native, Status.TOOL_CALL, wire="gemini"),
+        msg(3, Role.TOOL, "A-CONTENT", wire="gemini", call_id=c1.id),
+        msg(4, Role.TOOL, "B-CONTENT", Status.ERROR, wire="gemini", call_id=c2.id),
     )
     fake_llm.enqueue_text("Both read.")
     second, _ = run(gemini, prompt_of(*history))

@@ -31,7 +31,7 @@ def test_model_switches_provider(make_app: AppFactory) -> None:
     assert app.engine.handle("/model gemini:fake-gemini").ok
     assert (app.providers.kind, app.providers.label) == ("gemini", "fake-gemini")
     provider = app.providers.current()
-    assert provider is not None and provider.strategy == "gemini"
+    assert provider is not None and provider.wire == "gemini"
     assert app.engine.handle("/model").ok
     assert rec.kinds("info")[-1] == "provider: gemini · model: fake-gemini"
     assert app.engine.handle("/model gemini:").ok  # the provider's default model
@@ -54,7 +54,7 @@ def test_model_can_switch_to_code_assist_with_a_token(make_app: AppFactory, tmp_
     app, _ = make_app()
     assert app.engine.handle("/model gemini_gca:gemini-2.5-pro").ok
     provider = app.providers.current()
-    assert provider is not None and (provider.strategy, provider.model) == ("gemini_gca", "gemini-2.5-pro")
+    assert provider is not None and (provider.wire, provider.model) == ("gemini_gca", "gemini-2.5-pro")
 
 
 def test_split_spec_keeps_colons_of_model_names() -> None:

@@ -183,7 +183,7 @@ def test_list_groups_reports_tokens_and_status(store: Store) -> None:
 
 
 def test_a_ledger_indexed_the_old_way_is_reindexed_scoped_and_without_json(tmp_path: Path) -> None:
-    from slop.parser import openai_native
+    from slop.providers.openai_wire import openai_native
     from slop.records import ToolCall
     from slop.store.db import Database
     from slop.store.migrations import m008_scoped_search, migrate
