@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from slop.boot import Boot, boot, provider_config
+from slop.boot import Boot, boot
 from slop.commands import CommandContext, Registry
 from slop.commands.all import build_registry
 from slop.commands.base import CommandIO
@@ -24,7 +24,7 @@ from slop.mcptools.config import secret_values
 from slop.mcptools.manager import McpManager
 from slop.mcptools.setup import configured_servers, start_mcp
 from slop.orchestrator import EventSink, Orchestrator
-from slop.providers.registry import WAIT_FOR_CONTEXT_SIZE, ProviderManager
+from slop.providers.registry import WAIT_FOR_CONTEXT_SIZE, ProviderManager, ProviderRegistry
 from slop.settings import Settings, secrets_of
 from slop.snapshot import ContextService
 from slop.store import Store, open_memo_store
@@ -73,15 +73,17 @@ def build(
     approver: Approver | None,
     booted: Boot | None = None,
     notify: Callable[[str], None] | None = None,
+    provider_table: ProviderRegistry | None = None,
 ) -> App:
     """Wire the whole application; `booted` is the light start-up already done (the REPL
     draws its first prompt from it while this runs). `notify` shows background warnings
-    (an MCP server failing); default: `io.warning`."""
-    b = booted or boot(settings)
+    (an MCP server failing); default: `io.warning`. `provider_table`: the provider
+    table (default: the built-in rows; a test or an embedder registers its own)."""
+    b = booted or boot(settings, provider_table)
     store, tokenizer, root, home = b.store, b.tokenizer, b.root, b.home
     route_warnings_to_file(home)
     memos = open_memo_store(str(home / "memos.db"))
-    providers = ProviderManager(provider_config(settings, home), b.provider_kind, b.model)
+    providers = ProviderManager(b.provider_config(), b.provider_kind, b.model)
     providers.discover()  # a local server's models and context size, on a background thread
     tools = ToolRegistry(default_tools())
     store.catalog.register_tools(tools.specs())

@@ -6,13 +6,20 @@ both stages through `slop.cli.ROOT` (the REPL) or `slop.app.build` (batch mode).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from slop.context.layout import LAYOUT_KEY
 from slop.context.tokens import Tokenizer
 from slop.providers.discovery import ServerDiscovery, ServerInfo
-from slop.providers.registry import ProviderConfig, base_url_of, default_model, detect_kind, resolve_spec
+from slop.providers.registry import (
+    ProviderConfig,
+    ProviderRegistry,
+    base_url_of,
+    default_model,
+    detect_kind,
+    resolve_spec,
+)
 from slop.records import SessionDefaults
 from slop.settings import Settings, default_db_path, prepare_db_dir, private_dir, project_root, user_home
 from slop.store import Store
@@ -29,15 +36,17 @@ class Boot:
     provider_kind: str | None
     model: str
     server: ServerInfo | None = None  # what the local server said last time (cached), if any
+    providers: ProviderRegistry = field(default_factory=ProviderRegistry)  # the provider table in use
+
+    def provider_config(self) -> ProviderConfig:
+        return provider_config(self.settings, self.home, self.providers)
 
     @property
     def model_label(self) -> str:
         if self.provider_kind is None:
             return "none"
         server_model = self.server.only_model if self.server else ""
-        return (
-            self.model or server_model or default_model(self.provider_kind, provider_config(self.settings, self.home))
-        )
+        return self.model or server_model or default_model(self.provider_kind, self.provider_config())
 
 
 def resolve_paths(settings: Settings) -> tuple[Path, Path, Path]:
@@ -47,8 +56,9 @@ def resolve_paths(settings: Settings) -> tuple[Path, Path, Path]:
     return root, db, home
 
 
-def provider_config(settings: Settings, home: Path) -> ProviderConfig:
+def provider_config(settings: Settings, home: Path, providers: ProviderRegistry | None = None) -> ProviderConfig:
     return ProviderConfig(
+        providers=providers or ProviderRegistry(),
         openai_api_key=settings.openai_api_key,
         openai_base_url=settings.openai_base_url,
         gemini_api_key=settings.gemini_api_key,
@@ -75,19 +85,21 @@ def session_defaults(settings: Settings) -> SessionDefaults:
     )
 
 
-def boot(settings: Settings) -> Boot:
-    """Open the ledger and work out the provider, without importing any SDK."""
+def boot(settings: Settings, providers: ProviderRegistry | None = None) -> Boot:
+    """Open the ledger and work out the provider, without importing any SDK. `providers`:
+    the provider table (default: the built-in rows)."""
+    providers = providers or ProviderRegistry()
     root, db_path, home = resolve_paths(settings)
     prepare_db_dir(db_path)
     private_dir(home)
     tokenizer = Tokenizer()
     store = Store.open(str(db_path), tokenizer.count, session_defaults(settings))
     session = store.sessions.get(settings.session)
-    config = provider_config(settings, home)
+    config = provider_config(settings, home, providers)
     kind, model = choose_model(settings, config, session.provider, session.model)
     url = base_url_of(kind, config)
     server = ServerDiscovery(config.discovery_cache).known(url) if url else None
-    return Boot(settings, root, db_path, home, store, tokenizer, kind, model, server)
+    return Boot(settings, root, db_path, home, store, tokenizer, kind, model, server, providers)
 
 
 def choose_model(

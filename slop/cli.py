@@ -19,6 +19,9 @@ if TYPE_CHECKING:
     from slop.ui.terminal_io import TerminalIO
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+# The names of slop.providers.specs.BUILTIN_SPECS, spelled out so `slop --version` imports
+# nothing of slop (tests/providers/test_adding_a_provider.py checks they agree).
+BUILTIN_PROVIDERS = ("openai", "gemini", "gemini_gca")
 
 
 class Root:
@@ -74,7 +77,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--prompt", help="batch mode: run this one input (a slash command too), print the answer, exit")
     p.add_argument("--model", help="model name (default: the session's, else the provider's default)")
     p.add_argument(
-        "--provider", help="force a provider: openai, gemini, gemini_gca or a [providers.NAME] profile of the config"
+        "--provider",
+        help=f"force a provider: {', '.join(BUILTIN_PROVIDERS)} or a [providers.NAME] profile of the config",
     )
     p.add_argument("--db", help="ledger path (default: <project root>/.slop/slop.db)")
     p.add_argument("--yes", action="store_true", help="approve every file change and command without asking")

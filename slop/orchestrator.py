@@ -363,7 +363,7 @@ class Orchestrator:
         return "STATE rebuilt by the model from the current window."
 
     def _state_from_window(self, session: str) -> str:
-        prompt = self.context.prompt(session, "openai", "")
+        prompt = self.context.prompt(session, Wire.OPENAI, "")
         for entry in reversed(prompt.history):
             if entry.message.role == Role.ASSISTANT:
                 state = extract_state(entry.message.content)

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
-from typing import Any
 
 from slop.commands.base import Command, CommandContext, Proceed
 from slop.errors import CommandError, SlopError
 from slop.providers.prices import PRICES_AS_OF, Price, bill, cost, dollars_text, price_for, price_table
-from slop.providers.registry import PROVIDERS, ProviderConfig, default_model, resolve_spec, wire_of
+from slop.providers.registry import BUILTIN_NAMES, ProviderConfig, default_model, resolve_spec, wire_of
 from slop.records import Usage, wires_compatible
 
-MODEL_USAGE = "/model [NAME | ALIAS | openai:NAME | gemini:NAME | gemini_gca:NAME | PROFILE:NAME]"
+MODEL_USAGE = "/model [NAME | ALIAS | " + " | ".join(f"{k}:NAME" for k in BUILTIN_NAMES) + " | PROFILE:NAME]"
 MODELS_USAGE = "/models [FILTER]"
 
 
@@ -29,28 +27,22 @@ def split_spec(spec: str, current_kind: str | None, config: ProviderConfig | Non
     return kind or current_kind, name
 
 
-def credentials_problem(kind: str, config: Any) -> str | None:
+def credentials_problem(kind: str, config: ProviderConfig) -> str | None:
     """Why `kind` cannot work with the current configuration, or None."""
-    profile = config.profiles.get(kind) if kind not in PROVIDERS else None
+    profile = config.profile(kind)
     if profile is not None:
         if profile.api_key_env and not os.environ.get(profile.api_key_env):
             return f"${profile.api_key_env} (the key of provider {kind!r}) is not set; set it and restart slop"
         if profile.wire == "openai" and not profile.base_url:
             return f"provider {kind!r} has no base_url in the config"
         return None
-    if kind == "openai" and not (config.openai_api_key or config.openai_base_url):
-        return "OPENAI_API_KEY is not set (or OPENAI_BASE_URL for a local server); set it and restart slop"
-    if kind == "gemini" and not (config.gemini_api_key or config.gemini_base_url):
-        return "GEMINI_API_KEY (or GOOGLE_API_KEY) is not set; set it and restart slop"
-    if kind == "gemini_gca" and not (config.token_path and Path(config.token_path).exists()):
-        return "there is no Code Assist sign-in; run `slop auth` first"
-    return None
+    spec = config.providers.get(kind)
+    return spec.problem(config) if spec else f"there is no provider {kind!r}"
 
 
-def usable_kinds(config: Any) -> list[str]:
+def usable_kinds(config: ProviderConfig) -> list[str]:
     """The providers whose credentials are there: the only ones worth suggesting."""
-    kinds = config.kinds() if hasattr(config, "kinds") else PROVIDERS  # built-ins and config profiles
-    return [kind for kind in kinds if credentials_problem(kind, config) is None]
+    return [kind for kind in config.kinds() if credentials_problem(kind, config) is None]
 
 
 def no_provider_advice(ctx: CommandContext, name: str) -> str:

@@ -1,80 +1,67 @@
-"""Which provider to use, built lazily so start-up never imports an SDK."""
+"""Which provider to use, from the provider table (`specs.ProviderRegistry`), built
+lazily so start-up never imports an SDK."""
 
 from __future__ import annotations
 
 import importlib
 import os
 import threading
-from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
 from slop.config import Profile
 from slop.errors import ConfigError
 from slop.providers.base import Provider
 from slop.providers.discovery import ServerDiscovery, ServerInfo
+from slop.providers.specs import BUILTIN_NAMES, ProviderConfig, ProviderRegistry, ProviderSpec
+from slop.records import Wire
 
-# provider kind -> "module:class"; imported only when a request needs it.
-PROVIDERS: dict[str, str] = {
-    "openai": "slop.providers.openai_compat:OpenAIProvider",
-    "gemini": "slop.providers.gemini:GeminiProvider",
-    "gemini_gca": "slop.providers.gca:CodeAssistProvider",
-}
+__all__ = [
+    "BUILTIN_NAMES",
+    "ProviderConfig",
+    "ProviderManager",
+    "ProviderRegistry",
+    "ProviderSpec",
+    "base_url_of",
+    "build",
+    "default_model",
+    "detect_kind",
+    "preload_sdk",
+    "resolve_spec",
+    "wire_of",
+]
 
 
-# The heavy modules each provider needs before its first request (imported at start-up,
-# on a background thread, while the prompt is drawn and the user types).
-SDK_MODULES: dict[str, tuple[str, ...]] = {
-    "openai": ("openai",),
-    "gemini": ("google.genai", "google.genai.types"),
-    "gemini_gca": ("httpx",),
-}
-
-
-def preload_sdk(kind: str | None) -> None:
+def preload_sdk(kind: str | None, providers: ProviderRegistry | None = None) -> None:
     """Import the provider's SDK now (a start-up thread calls this); errors surface later,
     on the first request, where they are reported properly."""
-    for name in SDK_MODULES.get(kind or "", ()):
+    spec = (providers or ProviderRegistry()).get(kind or "")
+    for name in spec.sdk_modules if spec else ():
         try:
             importlib.import_module(name)
         except Exception:  # the first request reports a missing or broken SDK
             return
 
 
-@dataclass(frozen=True, slots=True)
-class ProviderConfig:
-    """What a provider needs, without the Settings type (providers know no app)."""
-
-    openai_api_key: str = field(default="", repr=False)
-    openai_base_url: str = ""
-    gemini_api_key: str = field(default="", repr=False)
-    gemini_base_url: str = ""
-    strip_reasoning: bool = False
-    max_retries: int = 2
-    timeout: float = 600.0
-    token_path: str = ""  # Gemini Code Assist OAuth token file
-    gca_project: str = ""
-    profiles: Mapping[str, Profile] = field(default_factory=dict)  # [providers.NAME] of the config files
-    aliases: Mapping[str, str] = field(default_factory=dict)  # [models] NAME = "kind:MODEL"
-    discovery_cache: str = ""  # JSON file of what local servers said (context size, models)
-
-    def kinds(self) -> tuple[str, ...]:
-        return (*PROVIDERS, *(p for p in self.profiles if p not in PROVIDERS))
-
-
 def wire_of(kind: str, config: ProviderConfig) -> str:
-    """The built-in provider a kind speaks: a profile speaks its `wire`."""
-    profile = config.profiles.get(kind)
-    return profile.wire if profile and kind not in PROVIDERS else kind
+    """The wire a kind speaks: a table row's `wire`, a profile's `wire`."""
+    spec = config.providers.get(kind)
+    if spec is not None:
+        return spec.wire
+    profile = config.profile(kind)
+    return profile.wire if profile else kind
 
 
 def base_url_of(kind: str | None, config: ProviderConfig) -> str:
-    """The OpenAI-compatible server a kind talks to, when it is not OpenAI's own ("" otherwise)."""
-    if kind is None or wire_of(kind, config) != "openai":
+    """The OpenAI-compatible server a kind talks to, when slop should ask it what it
+    serves ("" for OpenAI's own API and for providers without one)."""
+    if kind is None or wire_of(kind, config) != Wire.OPENAI:
         return ""
-    profile = config.profiles.get(kind)
-    return profile.base_url if profile and kind not in PROVIDERS else config.openai_base_url
+    profile = config.profile(kind)
+    if profile is not None:
+        return profile.base_url
+    spec = config.providers.get(kind)
+    return spec.url_of(config) if spec else ""
 
 
 def resolve_spec(spec: str, config: ProviderConfig) -> tuple[str, str]:
@@ -88,7 +75,8 @@ def resolve_spec(spec: str, config: ProviderConfig) -> tuple[str, str]:
 
 
 def detect_kind(config: ProviderConfig, forced: str = "") -> str | None:
-    """flags, then OPENAI_API_KEY (or a base URL), then GEMINI/GOOGLE key, then a saved gca token."""
+    """flags, then the first row of the provider table whose credentials are there
+    (OPENAI_API_KEY or a base URL, then a GEMINI/GOOGLE key, then a saved gca token)."""
     if forced:
         if forced not in config.kinds():
             raise ConfigError(
@@ -96,39 +84,34 @@ def detect_kind(config: ProviderConfig, forced: str = "") -> str | None:
                 "(or add a [providers.NAME] table to the config)"
             )
         return forced
-    if config.openai_api_key or config.openai_base_url:
-        return "openai"
-    if config.gemini_api_key:
-        return "gemini"
-    if config.token_path and Path(config.token_path).exists():
-        return "gemini_gca"
-    return None
+    return next((spec.name for spec in config.providers if spec.detects(config)), None)
 
 
 def build(kind: str, model: str, config: ProviderConfig) -> Provider:
-    if kind not in PROVIDERS:  # a profile: the built-in provider of its wire, at its server
+    spec = config.providers.get(kind)
+    if spec is None:  # a profile: the built-in provider of its wire, at its server
         return build(*_profile_target(config.profiles[kind], model, config))
-    module_name, _, class_name = PROVIDERS[kind].partition(":")
+    module_name, _, class_name = spec.build.partition(":")
     cls: Any = getattr(importlib.import_module(module_name), class_name)
-    if kind == "openai":
-        return cls(  # type: ignore[no-any-return]
-            api_key=config.openai_api_key,
-            base_url=config.openai_base_url,
-            model=model,
-            strip_reasoning=config.strip_reasoning,
-            max_retries=config.max_retries,
-            timeout=config.timeout,
-        )
-    return cls.from_config(model, config)  # type: ignore[no-any-return]
+    return cls.from_config(model or spec.default_model, config)  # type: ignore[no-any-return]
 
 
 def _profile_target(profile: Profile, model: str, config: ProviderConfig) -> tuple[str, str, ProviderConfig]:
     key = os.environ.get(profile.api_key_env, "") if profile.api_key_env else ""
     if profile.api_key_env and not key:
         raise ConfigError(f"provider {profile.name!r} reads its key from ${profile.api_key_env}, which is not set")
-    if profile.wire == "gemini":
+    if profile.wire == Wire.GEMINI:
         return "gemini", model or profile.model, replace(config, gemini_api_key=key, gemini_base_url=profile.base_url)
     return "openai", model or profile.model, replace(config, openai_api_key=key, openai_base_url=profile.base_url)
+
+
+def default_model(kind: str, config: ProviderConfig | None = None) -> str:
+    config = config or ProviderConfig()
+    profile = config.profile(kind)
+    if profile is not None:
+        return profile.model
+    spec = config.providers.get(kind)
+    return spec.default_model if spec else ""
 
 
 DEFAULT_WAIT_FOR_SERVER = 5.0  # seconds a first turn without a model waits for the server's model list
@@ -193,10 +176,11 @@ class ProviderManager:
         return info.only_model if info else ""
 
     def _api_key(self) -> str:
-        profile = self.config.profiles.get(self.kind or "")
-        if profile and self.kind not in PROVIDERS:
+        profile = self.config.profile(self.kind)
+        if profile is not None:
             return os.environ.get(profile.api_key_env, "") if profile.api_key_env else ""
-        return self.config.openai_api_key
+        spec = self.config.providers.get(self.kind or "")
+        return spec.key_of(self.config) if spec else ""
 
     def warm(self) -> None:
         """Build the provider and its SDK client now, so the first request does not pay for it."""
@@ -224,10 +208,3 @@ class ProviderManager:
         self.kind, self.model_name, self._provider = new_kind, name.strip(), None
         self.discover()
         return new_kind, self.label
-
-
-def default_model(kind: str, config: ProviderConfig | None = None) -> str:
-    profile = config.profiles.get(kind) if config else None
-    if profile and kind not in PROVIDERS:
-        return profile.model
-    return {"openai": "gpt-4o-mini", "gemini": "gemini-2.5-flash", "gemini_gca": "gemini-2.5-flash"}.get(kind, "")

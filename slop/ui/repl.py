@@ -108,7 +108,7 @@ class Repl:
 
     def _preload_sdk(self) -> None:
         self._prompt_drawn.wait(timeout=PROMPT_DRAW_SECONDS)
-        preload_sdk(self.boot.provider_kind)
+        preload_sdk(self.boot.provider_kind, self.boot.providers)
 
     def _build(self) -> None:
         self._prompt_drawn.set()  # the build starts once the first prompt is on screen
