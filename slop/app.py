@@ -76,9 +76,8 @@ def build(
     provider_table: ProviderRegistry | None = None,
 ) -> App:
     """Wire the whole application; `booted` is the light start-up already done (the REPL
-    draws its first prompt from it while this runs). `notify` shows background warnings
-    (an MCP server failing); default: `io.warning`. `provider_table`: the provider
-    table (default: the built-in rows; a test or an embedder registers its own)."""
+    draws its first prompt from it while this runs), `provider_table` the providers (default:
+    the built-in rows). `notify` shows background warnings (an MCP server failing; `io.warning`)."""
     b = booted or boot(settings, provider_table)
     store, tokenizer, root, home = b.store, b.tokenizer, b.root, b.home
     route_warnings_to_file(home)
