@@ -14,15 +14,13 @@ from __future__ import annotations
 import json
 import os
 import threading
-import uuid
-from collections.abc import Iterable, Iterator
 from typing import Any
 
-from slop.errors import AuthError, BadResponse, ProviderError
+from slop.errors import AuthError, ProviderError
 from slop.providers.base import EventCallback, ProviderReply
 from slop.providers.gemini import DEFAULT_MODEL, Emit
 from slop.providers.gemini_errors import GoogleHTTPError, map_google_error, map_transport_error, with_retries
-from slop.providers.google_wire import GeminiAccumulator, rest_request, wants_thoughts
+from slop.providers.google_wire import GeminiAccumulator, code_assist_envelope, sse_payloads, unwrap
 from slop.providers.oauth import SIGN_IN_HINT, TokenSource
 from slop.providers.pump import pump
 from slop.records import Prompt, Wire, WireName
@@ -165,12 +163,7 @@ class CodeAssistProvider:
 
     # ---- requests ------------------------------------------------------------------------------
     def envelope(self, prompt: Prompt, project: str) -> dict[str, Any]:
-        return {
-            "model": self.model,
-            "project": project,
-            "user_prompt_id": uuid.uuid4().hex,
-            "request": rest_request(prompt, include_thoughts=wants_thoughts(self.model, self._strip_reasoning)),
-        }
+        return code_assist_envelope(prompt, self.model, project, strip_reasoning=self._strip_reasoning)
 
     def wire_body(self, prompt: Prompt) -> dict[str, Any]:
         """The envelope as sent (the project is looked up once, as a send does); only
@@ -224,39 +217,6 @@ class CodeAssistProvider:
         if isinstance(exc, GoogleHTTPError):
             return map_google_error(exc.status, exc.body, exc.headers, where=where, auth_hint=SIGN_IN_HINT)
         return map_transport_error(exc, where, "check your network or SLOP_GCA_BASE_URL")
-
-
-# ---- wire helpers ------------------------------------------------------------------------------
-def sse_payloads(lines: Iterable[str]) -> Iterator[Any]:
-    """JSON payloads of an SSE stream (multi-line `data:` fields joined)."""
-    data: list[str] = []
-    for line in lines:
-        if line.startswith("data:"):
-            data.append(line[5:].lstrip())
-            continue
-        if line.strip() == "" and data:
-            yield _load_event("\n".join(data))
-            data = []
-    if data:
-        yield _load_event("\n".join(data))
-
-
-def _load_event(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError as exc:
-        raise BadResponse(f"Gemini Code Assist sent a malformed stream event ({exc}); try again") from exc
-
-
-def unwrap(payload: Any) -> Any:
-    """`{"response": {...}}` -> the GenerateContentResponse inside."""
-    if isinstance(payload, dict) and isinstance(payload.get("response"), dict):
-        return payload["response"]
-    if isinstance(payload, dict) and "error" in payload:  # an error sent inside the 200 stream
-        error = payload["error"]
-        code = error.get("code") if isinstance(error, dict) else None
-        raise GoogleHTTPError(code if isinstance(code, int) and 400 <= code < 600 else 500, payload)
-    return payload
 
 
 def _json_or_text(response: Any) -> Any:

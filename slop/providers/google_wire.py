@@ -1,7 +1,8 @@
 """The Gemini wire format (REST camelCase), spoken by the Gemini API provider (through
 the google-genai SDK) and by Code Assist (inside its envelope): the
 `GenerateContentRequest` built from a neutral Prompt, the streamed
-`GenerateContentResponse` dicts reassembled, and the native JSON a tool-call row stores.
+`GenerateContentResponse` dicts reassembled, the native JSON a tool-call row stores, and
+Code Assist's envelope around both (request wrapper, SSE events, `{"response": ...}`).
 Thought signatures are kept exactly as the API sent them (standard base64), so a
 multi-step tool loop sends them back byte for byte. No SDK import here."""
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from slop.errors import BadResponse
@@ -23,6 +24,7 @@ from slop.parser import (
     tool_names_by_call_id,
 )
 from slop.providers.base import ProviderReply, ReasoningDelta, StreamEvent, TextDelta
+from slop.providers.gemini_errors import GoogleHTTPError
 from slop.providers.wirepairs import whole_pairs_gemini
 from slop.records import HistoryEntry, Message, Prompt, Role, Status, ToolCall, ToolSpec, Usage, Wire
 from slop.textsafe import scrub
@@ -277,3 +279,47 @@ class GeminiAccumulator:
             finish_reason=finish,
             model=self.model,
         )
+
+
+# ---- Code Assist's envelope ----------------------------------------------------------------------
+def code_assist_envelope(prompt: Prompt, model: str, project: str, *, strip_reasoning: bool) -> dict[str, Any]:
+    """The Gemini request wrapped for `v1internal:streamGenerateContent`; `user_prompt_id`
+    is new for every request."""
+    return {
+        "model": model,
+        "project": project,
+        "user_prompt_id": uuid.uuid4().hex,
+        "request": rest_request(prompt, include_thoughts=wants_thoughts(model, strip_reasoning)),
+    }
+
+
+def sse_payloads(lines: Iterable[str]) -> Iterator[Any]:
+    """JSON payloads of an SSE stream (multi-line `data:` fields joined)."""
+    data: list[str] = []
+    for line in lines:
+        if line.startswith("data:"):
+            data.append(line[5:].lstrip())
+            continue
+        if line.strip() == "" and data:
+            yield _load_event("\n".join(data))
+            data = []
+    if data:
+        yield _load_event("\n".join(data))
+
+
+def _load_event(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise BadResponse(f"Gemini Code Assist sent a malformed stream event ({exc}); try again") from exc
+
+
+def unwrap(payload: Any) -> Any:
+    """`{"response": {...}}` -> the GenerateContentResponse inside."""
+    if isinstance(payload, dict) and isinstance(payload.get("response"), dict):
+        return payload["response"]
+    if isinstance(payload, dict) and "error" in payload:  # an error sent inside the 200 stream
+        error = payload["error"]
+        code = error.get("code") if isinstance(error, dict) else None
+        raise GoogleHTTPError(code if isinstance(code, int) and 400 <= code < 600 else 500, payload)
+    return payload
