@@ -206,6 +206,28 @@ def test_gemini_contents_replays_the_stored_parts_with_signatures() -> None:
     ]
 
 
+def test_rendering_a_request_parses_no_row_that_assembly_already_parsed() -> None:
+    """Every model call renders the whole window: the wire modules read tool rows through
+    the parser's cache, which assembly (pair integrity) has just filled for the same rows."""
+    reply, _ = gemini_reply()
+    openai_row = openai_wire.openai_native("Listing.", [ToolCall("o1", "ls", "{}")])
+    history = (
+        row("read a and b", "gemini", Status.COMPLETED, Role.USER, i=1),
+        row(reply.native, "gemini"),
+        row("A!", "gemini", Status.COMPLETED, Role.TOOL, i=3, call_id="gen-1"),
+        row(openai_row, None, i=4),  # a legacy row of the other shape: rebuilt from its parse
+        row("ok", None, Status.COMPLETED, Role.TOOL, i=5, call_id="o1"),
+    )
+    parser.parse_cached.cache_clear()
+    for message in history:  # what assembly does before the provider renders the prompt
+        parser.parse_cached(message)
+    before = parser.parse_cached.cache_info()
+    google_wire.gemini_contents(prompt(*history))
+    openai_wire.openai_messages(prompt(*history, wire="openai"))
+    after = parser.parse_cached.cache_info()
+    assert after.misses == before.misses and after.hits >= before.hits + 4  # two tool rows, two renders
+
+
 def test_gemini_row_without_call_ids_gets_stable_fallback_ids() -> None:
     native = json.dumps({"role": "model", "parts": [{"text": "x"}, {"functionCall": {"name": "ls", "args": {}}}]})
     parsed = parser.parse(row(native, "gemini"))
