@@ -13,7 +13,7 @@ from slop.commands import CommandContext, Registry
 from slop.commands.all import build_registry
 from slop.commands.base import CommandIO
 from slop.commands.conversation import Conversation
-from slop.context.catalog import builtin_strategies
+from slop.context.strategies.catalog import builtin_strategies
 from slop.context.tokens import Tokenizer, cached_counter
 from slop.context.truncate import TruncationConfig
 from slop.debuglog import route_warnings_to_file

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from slop.context.costs import CURRENT_MARKER
 from slop.context.state import extract_state
-from slop.context.strategies import Summarizer
+from slop.context.strategies.base import Summarizer
 from slop.errors import CommandError, ProviderError
 from slop.parser import with_call_ids
 from slop.providers.base import Provider, ProviderReply, ReasoningDelta, StreamEvent, TextDelta
