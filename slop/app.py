@@ -4,7 +4,7 @@ and wires them together. Nothing else constructs these objects."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,6 +13,7 @@ from slop.commands import CommandContext, Registry
 from slop.commands.all import build_registry
 from slop.commands.base import CommandIO
 from slop.commands.conversation import Conversation
+from slop.context.strategies.base import ContextStrategy
 from slop.context.strategies.catalog import builtin_strategies
 from slop.context.tokens import Tokenizer, cached_counter
 from slop.context.truncate import TruncationConfig
@@ -73,10 +74,12 @@ def build(
     approver: Approver | None,
     booted: Boot | None = None,
     notify: Callable[[str], None] | None = None,
+    strategies: Mapping[str, ContextStrategy] | None = None,
 ) -> App:
     """Wire the whole application; `booted` is the light start-up already done (the REPL
     draws its first prompt from it while this runs). `notify` shows background warnings
-    (an MCP server failing); default: `io.warning`."""
+    (an MCP server failing); default: `io.warning`. `strategies`: context modes beside
+    (or in place of) the built-in ones, by name."""
     b = booted or boot(settings)
     store, tokenizer, root, home = b.store, b.tokenizer, b.root, b.home
     route_warnings_to_file(home)
@@ -94,7 +97,7 @@ def build(
         store=store,
         memos=memos,
         tool_specs=tools.specs,
-        strategies=builtin_strategies(),
+        strategies={**builtin_strategies(), **(strategies or {})},
         count=counter,
         exact_tokens=lambda: tokenizer.exact,
         truncation=truncation_config(settings),

@@ -117,7 +117,8 @@ class Orchestrator:
         strategy = provider.strategy if provider else "openai"
         model = provider.model if provider else ""
         message = text or PLACEHOLDER
-        rejected = self.context.validate_input(session, message)
+        # Only what the user typed is checked: the placeholder stands for a request not yet written.
+        rejected = self.context.validate_input(session, text) if text else None
         if rejected:
             raise CommandError(rejected)
         due: list[str] = []

@@ -22,7 +22,8 @@ class Option:
     help: str
 
 
-# The settings assembly itself reads, for every mode; each strategy declares its own
+# The settings assembly itself reads (window_step: the window and the budget guard
+# both slide by it); each strategy declares its own
 # next to the code that reads them (`ContextStrategy.options`), and
 # `all_options` puts the two together for /context set.
 TRUNCATE_ONCE = Option(
@@ -49,10 +50,10 @@ ASSEMBLY_OPTIONS = (TRUNCATE_ONCE, WINDOW_STEP)
 
 
 def all_options(option_sets: Iterable[Iterable[Option]]) -> dict[str, Option]:
-    """Assembly's settings, then each strategy's (`ContextStrategy.options`), by name; a
+    """Each strategy's settings (`ContextStrategy.options`), then assembly's, by name; a
     setting two modes share appears once."""
-    table = {o.name: o for o in ASSEMBLY_OPTIONS}
-    for options in option_sets:
+    table: dict[str, Option] = {}
+    for options in (*option_sets, ASSEMBLY_OPTIONS):
         table.update({o.name: o for o in options if o.name not in table})
     return table
 

@@ -13,7 +13,6 @@ class WindowStrategy(ContextStrategy):
 
     name = "window"
     help = "the last N groups in order (/context window N), the default"
-    options = (WINDOW_STEP,)
 
     def select(self, source: HistorySource, session: SessionInfo, query: str, budget: int) -> Selection:
         n = session.context_size
