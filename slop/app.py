@@ -76,10 +76,9 @@ def build(
     notify: Callable[[str], None] | None = None,
     strategies: Mapping[str, ContextStrategy] | None = None,
 ) -> App:
-    """Wire the whole application; `booted` is the light start-up already done (the REPL
-    draws its first prompt from it while this runs). `notify` shows background warnings
-    (an MCP server failing); default: `io.warning`. `strategies`: context modes beside
-    (or in place of) the built-in ones, by name."""
+    """Wire the whole application; `booted` is the light start-up already done (the REPL draws
+    its first prompt from it meanwhile). `notify` shows background warnings (an MCP server
+    failing; default `io.warning`). `strategies`: context modes beside the built-in ones."""
     b = booted or boot(settings)
     store, tokenizer, root, home = b.store, b.tokenizer, b.root, b.home
     route_warnings_to_file(home)
