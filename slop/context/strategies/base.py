@@ -12,7 +12,10 @@ strategy. The base class gives every hook a no-op default, so callers never prob
   visible history through `HistoryEditor` (compaction, cold storage);
 * ``compacts``: whether `maintain` can compact, so `/context compact` means something;
 * ``help`` and ``options``: the one-line description `/context mode` shows and the
-  settings `/context set` accepts, declared next to the code that reads them.
+  settings `/context set` accepts, declared next to the code that reads them;
+* ``windowed``, ``kept_because``, ``placeholder_changes``: what `/context show` says
+  about the mode (whether `/context window N` applies, why a group is in, what the real
+  message may change next to the placeholder).
 
 Built-in strategies: window (default), messages, ranked, compact, relevance
 (`strategies/catalog.py`); see docs/context.md and, for adding one, docs/architecture.md."""
@@ -163,6 +166,10 @@ class ContextStrategy(ABC):
     help: ClassVar[str] = ""  # one line for /context mode
     options: ClassVar[tuple[Option, ...]] = ()  # what /context set accepts for this mode
     compacts: ClassVar[bool] = False  # maintain() can compact: /context compact applies
+    windowed: ClassVar[bool] = False  # reads /context window N (shown in /context show's header)
+    kept_because: ClassVar[str] = "selected"  # /context show --brief: why an older group is in
+    # what /context show's placeholder may hide: what the real message would change
+    placeholder_changes: ClassVar[str] = "the memos and the request's own size"
 
     @abstractmethod
     def select(self, source: HistorySource, session: SessionInfo, query: str, budget: int) -> Selection:

@@ -131,6 +131,7 @@ def summarize_within(summarize: Summarizer, middle: list[Message], budget: int) 
 class CompactStrategy(CompactingStrategy):
     name = "compact"
     help = "whole history until 80% of the budget, then a model-written continuation summary"
+    kept_because = "visible history"
     options = (COMPACT_THRESHOLD, COMPACT_TARGET, COMPACT_KEEP_RECENT)
 
     def trigger(self, session: SessionInfo) -> float:

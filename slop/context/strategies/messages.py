@@ -36,6 +36,7 @@ MAX_INPUT_CHARS = Option(
 class MessagesStrategy(ContextStrategy):
     name = "messages"
     help = "the last N messages (/context set messages N), long inputs rejected"
+    kept_because = "in the last messages"
     options = (MESSAGES, MAX_INPUT_CHARS)
 
     def validate_input(self, session: SessionInfo, text: str) -> str | None:

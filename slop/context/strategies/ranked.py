@@ -113,6 +113,9 @@ class _Candidates:
 class RankedStrategy(ContextStrategy):
     name = "ranked"
     help = "BM25 search of the history fused with recency (RRF), last groups always kept"
+    windowed = True
+    kept_because = "ranked selection"
+    placeholder_changes = "the ranked selection of older groups, the memos and the request's own size"
     options = RANKED_OPTIONS
 
     def select(self, source: HistorySource, session: SessionInfo, query: str, budget: int) -> Selection:

@@ -94,6 +94,8 @@ class _Pass:
 class RelevanceStrategy(CompactingStrategy):
     name = "relevance"
     help = "at 50% of the budget: keep / summarize / drop groups to cold storage by relevance"
+    kept_because = "kept by relevance"
+    placeholder_changes = "which groups are kept or dropped, the memos and the request's own size"
     options = RELEVANCE_OPTIONS
     skipped_event = "relevance-skipped"
 

@@ -13,6 +13,8 @@ class WindowStrategy(ContextStrategy):
 
     name = "window"
     help = "the last N groups in order (/context window N), the default"
+    windowed = True
+    kept_because = "in the window"
 
     def select(self, source: HistorySource, session: SessionInfo, query: str, budget: int) -> Selection:
         n = session.context_size
