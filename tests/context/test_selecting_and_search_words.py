@@ -61,7 +61,8 @@ def test_a_stray_result_joins_the_bundle_before_it_only_after_a_call_or_result()
 
 
 def test_groups_keep_their_first_appearance_order() -> None:
-    rows = _rows() + [Message(9, "s", Role.SYSTEM, "note", group_id=None), Message(10, "s", Role.USER, "x", group_id="a")]
+    extra = [Message(9, "s", Role.SYSTEM, "note", group_id=None), Message(10, "s", Role.USER, "x", group_id="a")]
+    rows = [*_rows(), *extra]
     groups = group_map(rows)
     assert list(groups) == ["a", "b", None]
     assert [m.id for m in groups["a"]] == [1, 2, 3, 4, 5, 10]

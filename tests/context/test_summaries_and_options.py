@@ -14,7 +14,6 @@ from slop.context.strategies.catalog import builtin_strategies
 from slop.context.summarize import (
     CONTINUATION_HEADER,
     EXTRACTIVE_LABEL,
-    SUMMARY_MAX_WORDS,
     compact_instructions,
     extractive_summary,
     summary_words,
