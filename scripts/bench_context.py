@@ -36,7 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from slop.context.catalog import builtin_strategies
+from slop.context.strategies.catalog import builtin_strategies
 from slop.orchestrator import Orchestrator
 from slop.providers.openai_wire import openai_native
 from slop.records import Prompt, ToolCall, ToolSpec

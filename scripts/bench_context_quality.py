@@ -51,11 +51,11 @@ from slop.store.memos import Memos
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from slop.context.catalog import builtin_strategies
 from slop.context.costs import group_cost, marker_tokens
 from slop.context.selecting import group_map
-from slop.context.strategies import HistorySource, Selection
-from slop.context.strategy_relevance import recover
+from slop.context.strategies.base import HistorySource, Selection
+from slop.context.strategies.catalog import builtin_strategies
+from slop.context.strategies.relevance import recover
 from slop.context.summarize import extractive_summary
 from slop.context.textsearch import fts_query, informative_terms
 from slop.context.tokens import Tokenizer

@@ -41,10 +41,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_context_quality import Conversation, Question, load, rolled_back
 
-from slop.context.catalog import builtin_strategies
 from slop.context.layers import SYSTEM_PROMPT
 from slop.context.layout import LAYOUT_KEY
 from slop.context.prefix_cache import CACHED_WEIGHT, CacheMeter
+from slop.context.strategies.catalog import builtin_strategies
 from slop.context.summarize import extractive_summary
 from slop.context.tokens import Tokenizer
 from slop.records import NewMessage, Role

@@ -45,10 +45,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from slop.context.catalog import builtin_strategies
 from slop.context.costs import marker_tokens
 from slop.context.layout import LAYOUT_KEY
 from slop.context.prefix_cache import CacheMeter
+from slop.context.strategies.catalog import builtin_strategies
 from slop.context.summarize import extractive_summary
 from slop.context.tokens import Tokenizer
 from slop.context.truncate import TruncationConfig

@@ -4,7 +4,7 @@ and wires them together. Nothing else constructs these objects."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,7 +13,8 @@ from slop.commands import CommandContext, Registry
 from slop.commands.all import build_registry
 from slop.commands.base import CommandIO
 from slop.commands.conversation import Conversation
-from slop.context.catalog import builtin_strategies
+from slop.context.strategies.base import ContextStrategy
+from slop.context.strategies.catalog import builtin_strategies
 from slop.context.tokens import Tokenizer, cached_counter
 from slop.context.truncate import TruncationConfig
 from slop.debuglog import route_warnings_to_file
@@ -74,10 +75,11 @@ def build(
     booted: Boot | None = None,
     notify: Callable[[str], None] | None = None,
     provider_table: ProviderRegistry | None = None,
+    strategies: Mapping[str, ContextStrategy] | None = None,
 ) -> App:
-    """Wire the whole application; `booted` is the light start-up already done (the REPL
-    draws its first prompt from it while this runs), `provider_table` the providers (default:
-    the built-in rows). `notify` shows background warnings (an MCP server failing; `io.warning`)."""
+    """Wire the whole application; `booted` is the light start-up already done (the REPL draws its
+    first prompt from it meanwhile). `provider_table`: the providers (default: the built-in rows);
+    `strategies`: context modes beside the built-in ones; `notify`: background warnings."""
     b = booted or boot(settings, provider_table)
     store, tokenizer, root, home = b.store, b.tokenizer, b.root, b.home
     route_warnings_to_file(home)
@@ -95,7 +97,7 @@ def build(
         store=store,
         memos=memos,
         tool_specs=tools.specs,
-        strategies=builtin_strategies(),
+        strategies={**builtin_strategies(), **(strategies or {})},
         count=counter,
         exact_tokens=lambda: tokenizer.exact,
         truncation=truncation_config(settings),

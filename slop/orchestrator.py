@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from slop.context.costs import CURRENT_MARKER
 from slop.context.state import extract_state
-from slop.context.strategies import Summarizer
+from slop.context.strategies.base import Summarizer
 from slop.errors import CommandError, ProviderError
 from slop.parser import with_call_ids
 from slop.providers.base import Provider, ProviderReply, ReasoningDelta, StreamEvent, TextDelta
@@ -129,7 +129,8 @@ class Orchestrator:
         wire = provider.wire if provider else Wire.OPENAI
         model = provider.model if provider else ""
         message = text or PLACEHOLDER
-        rejected = self.context.validate_input(session, message)
+        # Only what the user typed is checked: the placeholder stands for a request not yet written.
+        rejected = self.context.validate_input(session, text) if text else None
         if rejected:
             raise CommandError(rejected)
         due: list[str] = []

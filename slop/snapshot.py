@@ -9,7 +9,8 @@ from dataclasses import dataclass, replace
 from slop.context import layers as L
 from slop.context.assemble import AssemblyConfig, Snapshot, assemble, build_layers, definitions_tokens
 from slop.context.budget import output_limit, prompt_budget
-from slop.context.strategies import ContextStrategy, Maintenance, Selection, Summarizer, WindowStrategy
+from slop.context.strategies.base import ContextStrategy, Maintenance, Selection, Summarizer, Upkeep
+from slop.context.strategies.window import WindowStrategy
 from slop.context.truncate import TruncationConfig
 from slop.parser import parse_cached
 from slop.records import Memo, Prompt, Role, SessionInfo, ToolSpec
@@ -153,8 +154,7 @@ class ContextService:
     def validate_input(self, session_name: str, text: str) -> str | None:
         """The session strategy's objection to a user input (e.g. too long), or None."""
         session = self.store.sessions.get(session_name)
-        check = getattr(self.strategy_for(session), "validate_input", None)
-        return check(session, text) if check else None
+        return self.strategy_for(session).validate_input(session, text)
 
     def maintain(
         self,
@@ -166,10 +166,10 @@ class ContextService:
         force: bool = False,
     ) -> Maintenance:
         """Let the session's strategy compact the history before a model call (or when
-        /context compact forces it). Strategies without a `maintain` hook do nothing."""
+        /context compact forces it); most strategies do nothing here."""
         session = self.store.sessions.get(session_name)
-        hook = getattr(self.strategy_for(session), "maintain", None)
-        if hook is None:
+        strategy = self.strategy_for(session)
+        if not strategy.compacts:
             return Maintenance()
 
         def measure() -> int:  # the prompt as it would be sent now, before the budget guard
@@ -178,7 +178,7 @@ class ContextService:
 
         query = self.store.messages.last_user_text(session_name)
         budget = prompt_budget(model, session.budget, server_window=self.server_window(model))
-        done: Maintenance = hook(self.source(), session, query, budget, measure, summarize, force)
+        done = strategy.maintain(Upkeep(self.source(), session, query, budget, measure, summarize, force))
         if done.changed:  # a compaction changes the request anyway: take the layers afresh
             self._turns.pop(session_name, None)
         return done

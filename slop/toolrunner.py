@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from slop.checkpoint import TurnFiles
-from slop.context.strategy_relevance import recover
+from slop.context.strategies.relevance_recovery import recover
 from slop.context.textsearch import fts_query, informative_terms
 from slop.orchestrator import EventSink
 from slop.records import Memo, SearchHit, Skill, ToolCall, ToolResult

@@ -45,12 +45,15 @@ def _show(ctx: CommandContext, rest: str) -> None:
         ctx.io.data(body)
         return
     info = ctx.store.sessions.get(ctx.session)
+    mode = ctx.orchestrator.context.strategy_for(info)
     where = ShowContext(
         provider=f"{preview.provider.wire}:{preview.provider.model}" if preview.provider else "none",
         wire=preview.prompt.wire,
         mode=info.context_mode,
-        window=info.context_size if info.context_mode in ("window", "ranked") else None,
+        window=info.context_size if mode.windowed else None,
         placeholder=preview.text if preview.placeholder else "",
+        reason=mode.kept_because,
+        depends=mode.placeholder_changes,
         layout=layout_of(info),
     )
     full = format_prompt(preview.prompt, where)

@@ -7,17 +7,10 @@ from slop.commands.base import CommandContext, Sub, every_word, first_word, pars
 from slop.commands.gids import find_gid, recent_short_ids
 from slop.context.budget import prompt_budget
 from slop.context.layout import LAYOUT_KEY, LAYOUTS, layout_of
-from slop.context.options import OPTIONS, option, parse_option
+from slop.context.options import Option, all_options, option, parse_option
+from slop.context.strategies.relevance_recovery import recover
 from slop.errors import CommandError
 from slop.records import Wire
-
-MODE_HELP = {
-    "window": "the last N groups in order (/context window N), the default",
-    "messages": "the last N messages (/context set messages N), long inputs rejected",
-    "ranked": "BM25 search of the history fused with recency (RRF), last groups always kept",
-    "compact": "whole history until 80% of the budget, then a model-written continuation summary",
-    "relevance": "at 50% of the budget: keep / summarize / drop groups to cold storage by relevance",
-}
 
 
 def _model(ctx: CommandContext) -> str:
@@ -38,13 +31,18 @@ def _default_budget(ctx: CommandContext, model: str) -> str:
     return f"context budget: the model's default, {budget:,} tokens{f' for {model}' if model else ''}"
 
 
+def _options(ctx: CommandContext) -> dict[str, Option]:
+    return all_options(s.options for s in ctx.orchestrator.context.strategies.values())
+
+
 def mode_cmd(ctx: CommandContext, rest: str) -> None:
-    names = list(ctx.orchestrator.context.strategies)
+    strategies = ctx.orchestrator.context.strategies
+    names = list(strategies)
     usage = "/context mode " + "|".join(names)
     if not rest:
         current = ctx.store.sessions.get(ctx.session).context_mode
         lines = [f"context mode: {current}"]
-        lines += [f"  {'*' if n == current else ' '} {n:<10} {MODE_HELP.get(n, '')}" for n in names]
+        lines += [f"  {'*' if n == current else ' '} {n:<10} {strategies[n].help}" for n in names]
         ctx.io.info("\n".join(lines))
         return
     name = rest.split()[0].lower()
@@ -53,7 +51,7 @@ def mode_cmd(ctx: CommandContext, rest: str) -> None:
     before = ctx.store.sessions.get(ctx.session).context_mode
     ctx.store.sessions.update_settings(ctx.session, context_mode=name)
     ctx.store.log_event(ctx.session, "mode", f"context mode {before} -> {name}")
-    ctx.io.success(f"context mode: {name} ({MODE_HELP.get(name, '')}); /context show shows what it selects")
+    ctx.io.success(f"context mode: {name} ({strategies[name].help}); /context show shows what it selects")
 
 
 def budget_cmd(ctx: CommandContext, rest: str) -> None:
@@ -78,7 +76,8 @@ def set_cmd(ctx: CommandContext, rest: str) -> None:
     usage = "/context set [KEY VALUE]"
     info = ctx.store.sessions.get(ctx.session)
     if not rest:
-        rows = [[o.name, f"{option(info, o.name):g}", f"{o.default:g}", o.strategy, o.help] for o in OPTIONS.values()]
+        table = _options(ctx)
+        rows = [[o.name, f"{option(info, o):g}", f"{o.default:g}", o.mode, o.help] for o in table.values()]
         ctx.io.table("Context strategy settings (this session)", ["Key", "Value", "Default", "Mode", "Meaning"], rows)
         return
     key, _, value = rest.partition(" ")
@@ -86,7 +85,8 @@ def set_cmd(ctx: CommandContext, rest: str) -> None:
         raise usage_error(usage, f"missing value for {key}")
     try:
         value = value.strip()
-        parsed = OPTIONS[key].default if value == "default" and key in OPTIONS else parse_option(key, value)
+        known = _options(ctx)
+        parsed = known[key].default if value == "default" and key in known else parse_option(known, key, value)
     except ValueError as exc:
         raise usage_error(usage, str(exc)) from None
     ctx.store.sessions.update_settings(ctx.session, **{key: parsed})
@@ -119,7 +119,7 @@ def layout_cmd(ctx: CommandContext, rest: str) -> None:
 def compact_cmd(ctx: CommandContext, rest: str) -> None:
     info = ctx.store.sessions.get(ctx.session)
     service = ctx.orchestrator.context
-    if not hasattr(service.strategy_for(info), "maintain"):
+    if not service.strategy_for(info).compacts:
         raise CommandError(
             f"the {info.context_mode!r} mode does not compact; switch with /context mode compact (or relevance) first"
         )
@@ -136,8 +136,6 @@ def compact_cmd(ctx: CommandContext, rest: str) -> None:
 
 
 def recover_cmd(ctx: CommandContext, rest: str) -> None:
-    from slop.context.strategy_relevance import recover  # lazy: keeps the command table light to import
-
     if not rest.strip():
         raise usage_error("/context recover QUERY", "say what the dropped turns were about")
     try:
@@ -198,7 +196,7 @@ SUBS = (
     Sub(
         "mode",
         "[NAME]",
-        "Show or choose how history is selected: " + ", ".join(MODE_HELP),
+        "Show or choose how history is selected (no NAME: the modes, each with what it does)",
         mode_cmd,
         complete=first_word(lambda ctx: list(ctx.orchestrator.context.strategies)),
     ),

@@ -14,7 +14,7 @@ from slop.context.costs import BEGIN_MARKER, CURRENT_MARKER, kept_tokens, marker
 from slop.context.group_cut import cut_current_group
 from slop.context.history import enforce_pairs, group_order, isolate
 from slop.context.layout import CONTEXT_HEADER, CONTEXT_MESSAGE_ID, layout_of, split_layers
-from slop.context.options import option
+from slop.context.options import TRUNCATE_ONCE, WINDOW_STEP, option
 from slop.context.truncate import TruncationConfig, limit_for, sandwich
 from slop.parser import parse
 from slop.records import (
@@ -72,14 +72,14 @@ def assemble(snapshot: Snapshot, config: AssemblyConfig | None = None) -> Prompt
     context_entry = volatile_entry(volatile, config)
     tool_tokens = definitions_tokens(snapshot.tools, config.count)
     history = enforce_pairs(isolate(list(snapshot.history), snapshot.wire, config.parse), config.parse)
-    once = bool(option(snapshot.session, "truncate_once"))
+    once = bool(option(snapshot.session, TRUNCATE_ONCE))
     entries = history_entries(history, config, once=once)
     notes = list(snapshot.notes)
     if snapshot.budget > 0:
         # The markers are added after the guard: keep room for them.
         room = snapshot.budget - sum(layer.tokens for layer in layers) - tool_tokens - marker_tokens(config.count)
         room -= context_entry.tokens if context_entry else 0
-        entries, dropped = fit_budget(entries, room, int(option(snapshot.session, "window_step")))
+        entries, dropped = fit_budget(entries, room, int(option(snapshot.session, WINDOW_STEP)))
         if dropped:
             notes.append(
                 f"Budget guard: left out {len(dropped)} oldest group(s) to fit {snapshot.budget} tokens: "

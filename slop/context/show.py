@@ -15,19 +15,6 @@ WIRES = {
     "gemini": "Gemini generateContent",
     "gemini_gca": "Gemini Code Assist generateContent",
 }
-# Why a group is in the request, by context mode (the current request is always in).
-MODE_REASONS = {
-    "window": "in the window",
-    "messages": "in the last messages",
-    "ranked": "ranked selection",
-    "compact": "visible history",
-    "relevance": "kept by relevance",
-}
-# What changes when the placeholder is replaced by the real message, by context mode.
-DEPENDS = {
-    "ranked": "the ranked selection of older groups, the memos and the request's own size",
-    "relevance": "which groups are kept or dropped, the memos and the request's own size",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +26,8 @@ class ShowContext:
     mode: str = "window"
     window: int | None = None
     placeholder: str = ""  # set when the next message is a stand-in
+    reason: str = "selected"  # why a group is in the request (the mode's `ContextStrategy.kept_because`)
+    depends: str = "the memos and the request's own size"  # what the real message may change
     layout: str = "seed"  # where the volatile layers go (slop.context.layout)
 
 
@@ -59,9 +48,8 @@ def header(prompt: Prompt, where: ShowContext) -> list[str]:
         + ("" if prompt.token_estimate_exact else " (estimated: no tokenizer encoding available, counts are chars/4)"),
     ]
     if where.placeholder:
-        depends = DEPENDS.get(where.mode, "the memos and the request's own size")
         lines.append(
-            f"next message: {where.placeholder} stands in for it; with your real text {depends} may differ "
+            f"next message: {where.placeholder} stands in for it; with your real text {where.depends} may differ "
             "(/context show TEXT previews exactly that message)"
         )
     return lines + [f"note: {note}" for note in prompt.notes]
@@ -134,7 +122,7 @@ def format_brief(prompt: Prompt, where: ShowContext, *, width: int = 100, max_li
         if i < first_shown:
             continue
         entries = by_group[gid]
-        why = "current request" if i == len(order) - 1 else _reason(entries, where.mode)
+        why = "current request" if i == len(order) - 1 else _reason(entries, where.reason)
         cut = sum(e.truncated for e in entries)
         truncated = f"{cut} truncated" if cut else "whole"
         tokens = sum(e.tokens for e in entries)
@@ -152,10 +140,10 @@ def format_brief(prompt: Prompt, where: ShowContext, *, width: int = 100, max_li
     return "\n".join(lines)
 
 
-def _reason(entries: list[HistoryEntry], mode: str) -> str:
+def _reason(entries: list[HistoryEntry], reason: str) -> str:
     if any(e.message.role == Role.SYSTEM for e in entries):
         return "summary"
-    return MODE_REASONS.get(mode, "selected")
+    return reason
 
 
 def _words(text: str, n: int = 8) -> str:

@@ -1,4 +1,4 @@
-"""The ledger as context strategies see it: `slop.context.strategies.HistorySource`
+"""The ledger as context strategies see it: `slop.context.strategies.base.HistorySource`
 (reading) and `HistoryEditor` (what compacting strategies may change).
 
 Built once, by `Store` (`store.history`), over the store's own messages, search and
@@ -21,8 +21,18 @@ from slop.store.sql import BY_GROUP, MESSAGE_COLUMNS, VISIBLE, to_messages
 _NEAR_GROUPS = 8  # groups searched for the current / first request before a full scan
 
 
-class Rollback(Exception):
-    """Raised inside `StoreHistory.atomic()` to undo everything done in it."""
+class Edit:
+    """The open `StoreHistory.edit()`: `rollback()` undoes the block when it ends."""
+
+    def __init__(self) -> None:
+        self._rolled_back = False
+
+    def rollback(self) -> None:
+        self._rolled_back = True
+
+    @property
+    def rolled_back(self) -> bool:
+        return self._rolled_back
 
 
 class StoreHistory:
@@ -131,19 +141,18 @@ class StoreHistory:
 
     # ---- writing: HistoryEditor --------------------------------------------------------
     @contextmanager
-    def atomic(self) -> Iterator[None]:
-        """One transaction (or a savepoint inside the caller's); raise `Rollback` inside
-        to undo all of it quietly."""
+    def edit(self) -> Iterator[Edit]:
+        """One transaction (a savepoint inside the caller's): kept when the block ends,
+        undone when the block called `rollback()` or raised."""
+        edit = Edit()
         with self._db.transaction():
             self._db.execute("SAVEPOINT context_edit")
             try:
-                yield
-            except Rollback:
-                self._db.execute("ROLLBACK TO context_edit")
+                yield edit
             except BaseException:
                 self._db.execute("ROLLBACK TO context_edit")
                 self._db.execute("RELEASE context_edit")
                 raise
+            if edit.rolled_back:
+                self._db.execute("ROLLBACK TO context_edit")
             self._db.execute("RELEASE context_edit")
-
-    rollback_error = Rollback

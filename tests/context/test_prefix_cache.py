@@ -8,7 +8,7 @@ from dataclasses import replace
 from slop.context.assemble import Snapshot, assemble
 from slop.context.layout import CONTEXT_HEADER
 from slop.context.prefix_cache import CacheMeter, billed_equivalent, cached_tokens
-from slop.context.strategies import stepped_window
+from slop.context.strategies.window import stepped_window
 from slop.records import Message, Prompt, Role, SessionInfo, ToolSpec
 
 TOOLS = (ToolSpec("execute_bash", "Run a command", {"type": "object", "properties": {"command": {"type": "string"}}}),)

@@ -14,8 +14,8 @@ import pytest
 
 from slop.commands.base import CommandContext
 from slop.commands.conversation import Conversation
-from slop.context.catalog import builtin_strategies
-from slop.context.strategy_relevance import RelevanceStrategy
+from slop.context.strategies.catalog import builtin_strategies
+from slop.context.strategies.relevance import RelevanceStrategy
 from slop.orchestrator import Orchestrator
 from slop.providers.base import EventCallback, ProviderReply, TextDelta
 from slop.providers.openai_wire import openai_native

@@ -3,8 +3,8 @@ undo of the summary group, files already read, failures that change nothing."""
 
 from __future__ import annotations
 
-from slop.context.strategies import Maintenance
-from slop.context.strategy_compact import summary_tokens
+from slop.context.strategies.base import Maintenance
+from slop.context.strategies.compact import summary_tokens
 from slop.context.summarize import CONTINUATION_HEADER, compact_instructions
 from slop.orchestrator import Orchestrator
 from slop.records import Role, Status

@@ -4,7 +4,7 @@ mandatory groups, chronological order with a gaps note."""
 from __future__ import annotations
 
 from slop.context.rankfusion import rrf
-from slop.context.strategy_ranked import GAPS_LAYER
+from slop.context.strategies.ranked import GAPS_LAYER
 from slop.context.textsearch import informative_terms
 from slop.records import NewMessage, Role
 from slop.snapshot import ContextService

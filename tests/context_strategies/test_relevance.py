@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
-from slop.context.strategy_relevance import (
+from slop.context.strategies.relevance import (
     DROP,
     KEEP,
     SUMMARIZE,

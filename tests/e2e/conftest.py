@@ -1,12 +1,13 @@
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
 
 from slop.app import App, build
 from slop.approval import ApprovalPolicy
+from slop.context.strategies.base import ContextStrategy
 from slop.settings import Settings
 from tests.e2e.wires import OPENAI, Wire
 from tests.fakellm import FakeLLM
@@ -34,7 +35,9 @@ def wire() -> Wire:
 def make_app(tmp_path: Path, project: Path, fake_llm: FakeLLM, wire: Wire) -> Iterator[AppFactory]:
     apps: list[App] = []
 
-    def factory(*, provider: bool = True, **overrides: object) -> tuple[App, Recorder]:
+    def factory(
+        *, provider: bool = True, strategies: Mapping[str, ContextStrategy] | None = None, **overrides: object
+    ) -> tuple[App, Recorder]:
         values: dict[str, object] = dict(
             db_path=str(tmp_path / "ledger.db"),
             home=str(tmp_path / "home"),
@@ -46,7 +49,8 @@ def make_app(tmp_path: Path, project: Path, fake_llm: FakeLLM, wire: Wire) -> It
             values.update(wire.settings(fake_llm))
         values.update(overrides)
         recorder = Recorder()
-        app = build(Settings(**values), recorder, recorder, ApprovalPolicy(str(values["approval"])))  # type: ignore[arg-type]
+        policy = ApprovalPolicy(str(values["approval"]))
+        app = build(Settings(**values), recorder, recorder, policy, strategies=strategies)  # type: ignore[arg-type]
         apps.append(app)
         return app, recorder
 

@@ -1,18 +1,49 @@
 """The relevance strategy's scores: similarity, recency, importance; KEEP / SUMMARIZE /
 DROP by thresholds; then what matches the request and fits is kept (see
-strategy_relevance for the whole design)."""
+strategies/relevance.py for the whole design)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 
-from slop.context.options import option
-from slop.context.strategies import HistorySource
+from slop.context.options import Option, option
+from slop.context.strategies.base import HistorySource
 from slop.context.textsearch import fts_query, informative_terms
 from slop.records import Message, SessionInfo
 
 KEEP, SUMMARIZE, DROP = "KEEP", "SUMMARIZE", "DROP"
+
+RELEVANCE_TRIGGER = Option(
+    "relevance_trigger", 0.5, float, 0.05, 1.0, "relevance", "score and compact at this share of the budget"
+)
+RELEVANCE_KEEP = Option("relevance_keep", 0.7, float, 0, 10, "relevance", "score >= this: KEEP")
+RELEVANCE_CUTOFF = Option("relevance_cutoff", 0.3, float, 0, 10, "relevance", "score <= this: DROP to cold storage")
+RELEVANCE_SIMILARITY_WEIGHT = Option(
+    "relevance_similarity_weight", 0.6, float, 0, 10, "relevance", "weight of prompt similarity (BM25, 0-1)"
+)
+RELEVANCE_RECENCY_BONUS = Option(
+    "relevance_recency_bonus", 0.2, float, 0, 10, "relevance", "largest recency bonus (a group written just now)"
+)
+RELEVANCE_HALF_LIFE_HOURS = Option(
+    "relevance_half_life_hours", 4.0, float, 0.001, 100_000, "relevance", "recency bonus half-life, hours"
+)
+RELEVANCE_IMPORTANCE_BONUS = Option(
+    "relevance_importance_bonus", 0.1, float, 0, 10, "relevance", "bonus of pinned groups (/context pin)"
+)
+RELEVANCE_MIN_KEEP = Option("relevance_min_keep", 5, int, 0, 10_000, "relevance", "never keep fewer groups than this")
+ARCHIVE_DAYS = Option("archive_days", 30, float, 0, 36_500, "relevance", "days a dropped group stays recoverable")
+RELEVANCE_OPTIONS = (
+    RELEVANCE_TRIGGER,
+    RELEVANCE_KEEP,
+    RELEVANCE_CUTOFF,
+    RELEVANCE_SIMILARITY_WEIGHT,
+    RELEVANCE_RECENCY_BONUS,
+    RELEVANCE_HALF_LIFE_HOURS,
+    RELEVANCE_IMPORTANCE_BONUS,
+    RELEVANCE_MIN_KEEP,
+    ARCHIVE_DAYS,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,13 +70,13 @@ class Weights:
     @classmethod
     def of(cls, session: SessionInfo) -> Weights:
         return cls(
-            similarity=float(option(session, "relevance_similarity_weight")),
-            recency_bonus=float(option(session, "relevance_recency_bonus")),
-            half_life_hours=float(option(session, "relevance_half_life_hours")),
-            importance_bonus=float(option(session, "relevance_importance_bonus")),
-            keep=float(option(session, "relevance_keep")),
-            cutoff=float(option(session, "relevance_cutoff")),
-            min_keep=int(option(session, "relevance_min_keep")),
+            similarity=float(option(session, RELEVANCE_SIMILARITY_WEIGHT)),
+            recency_bonus=float(option(session, RELEVANCE_RECENCY_BONUS)),
+            half_life_hours=float(option(session, RELEVANCE_HALF_LIFE_HOURS)),
+            importance_bonus=float(option(session, RELEVANCE_IMPORTANCE_BONUS)),
+            keep=float(option(session, RELEVANCE_KEEP)),
+            cutoff=float(option(session, RELEVANCE_CUTOFF)),
+            min_keep=int(option(session, RELEVANCE_MIN_KEEP)),
         )
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from slop.context.relevance_scoring import Weights
-from slop.context.strategies import HistoryEditor, HistorySource
+from slop.context.strategies.base import HistoryEditor, HistorySource
+from slop.context.strategies.relevance_scoring import Weights
 from slop.context.textsearch import fts_query, informative_terms, jaccard, keywords
 from slop.records import SessionInfo
 from slop.tokenestimate import estimate
@@ -56,7 +56,7 @@ def recover_relevant(history: HistoryEditor, session: SessionInfo, query: str, r
         spent += size
     back: list[str] = []
     for gid in wanted:
-        with history.atomic():
+        with history.edit():
             if history.recover_group(sid, gid):
                 history.log(sid, "recover", f"automatic: matches the request {query[:120]!r}", gid)
                 back.append(gid)
@@ -87,7 +87,7 @@ def recover(history: HistoryEditor, session_id: str, query: str, limit: int = 3)
     out: list[Recovered] = []
     for entry in ordered[: max(0, limit)]:
         overlap = jaccard(wanted, keywords(entry.text))
-        with history.atomic():
+        with history.edit():
             if history.recover_group(session_id, entry.group_id):
                 history.log(session_id, "recover", f"overlap {overlap:.2f} with {query[:120]!r}", entry.group_id)
                 preview = " ".join(entry.text.split())[:120]

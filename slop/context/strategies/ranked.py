@@ -27,10 +27,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from slop.context.costs import group_cost, marker_tokens
-from slop.context.options import option
+from slop.context.options import Option, option
 from slop.context.rankfusion import Ranked, expansion_terms, rrf
 from slop.context.selecting import group_map
-from slop.context.strategies import HistorySource, Selection
+from slop.context.strategies.base import ContextStrategy, HistorySource, Selection
 from slop.context.textsearch import fts_query, informative_terms
 from slop.records import Message, SessionInfo
 from slop.tokenestimate import estimate
@@ -51,6 +51,51 @@ _POINTING_HITS = 10  # top BM25 hits that decide how much the recent flow gets
 _MIN_ROOM = 16  # tokens: below this nothing more fits
 TAIL_FACTOR = 4  # BM25 hits beyond the fused candidates may still fill the budget
 
+RANKED_K = Option("ranked_k", 60, float, 1, 1000, "ranked", "RRF constant k: score = sum of w / (k + rank)")
+RANKED_BM25_WEIGHT = Option("ranked_bm25_weight", 1.5, float, 0, 100, "ranked", "RRF weight of the BM25 rank")
+RANKED_RECENCY_WEIGHT = Option("ranked_recency_weight", 1.0, float, 0, 100, "ranked", "RRF weight of the recency rank")
+RANKED_KEEP_LAST = Option(
+    "ranked_keep_last", 2, int, 0, 1000, "ranked", "the last K groups are always kept (current one included)"
+)
+RANKED_CANDIDATES = Option(
+    "ranked_candidates", 50, int, 1, 1000, "ranked", "FTS hits and recent groups ranked per request"
+)
+RANKED_SEARCH_LIMIT = Option(
+    "ranked_search_limit",
+    1000,
+    int,
+    0,
+    10_000_000,
+    "ranked",
+    "matching messages BM25 ranks per search, newest first (0 = all; bounds the cost)",
+)
+RANKED_RECENT_SHARE = Option(
+    "ranked_recent_share",
+    1.0,
+    float,
+    0,
+    1,
+    "ranked",
+    "share of the budget the most recent groups get first, before the ranked ones",
+)
+RANKED_EXPANSION_TERMS = Option(
+    "ranked_expansion_terms", 5, int, 0, 50, "ranked", "query expansion: words taken from the top 3 hits (0 = off)"
+)
+RANKED_EXPANSION_WEIGHT = Option(
+    "ranked_expansion_weight", 1.0, float, 0, 100, "ranked", "RRF weight of the expanded-query ranking"
+)
+RANKED_OPTIONS = (
+    RANKED_K,
+    RANKED_BM25_WEIGHT,
+    RANKED_RECENCY_WEIGHT,
+    RANKED_KEEP_LAST,
+    RANKED_CANDIDATES,
+    RANKED_SEARCH_LIMIT,
+    RANKED_RECENT_SHARE,
+    RANKED_EXPANSION_TERMS,
+    RANKED_EXPANSION_WEIGHT,
+)
+
 
 @dataclass(frozen=True, slots=True)
 class _Candidates:
@@ -65,15 +110,20 @@ class _Candidates:
     recency: list[str]  # the hits, newest first (the subset rule)
 
 
-class RankedStrategy:
+class RankedStrategy(ContextStrategy):
     name = "ranked"
+    help = "BM25 search of the history fused with recency (RRF), last groups always kept"
+    windowed = True
+    kept_because = "ranked selection"
+    placeholder_changes = "the ranked selection of older groups, the memos and the request's own size"
+    options = RANKED_OPTIONS
 
     def select(self, source: HistorySource, session: SessionInfo, query: str, budget: int) -> Selection:
         sid = session.name
         terms = informative_terms(query)
         if not terms:
             return self._window_fallback(source, session, query)
-        keep_last = int(option(session, "ranked_keep_last"))
+        keep_last = int(option(session, RANKED_KEEP_LAST))
         found = self._candidates(source, session, terms)
         mandatory: list[str] = []
         for gid in [found.current, *found.recent[:keep_last], *source.system_group_ids(sid)]:
@@ -81,7 +131,7 @@ class RankedStrategy:
                 mandatory.append(gid)
 
         room = budget - marker_tokens() - estimate(GAPS_LAYER) if budget > 0 else 0
-        share = float(option(session, "ranked_recent_share"))
+        share = float(option(session, RANKED_RECENT_SHARE))
         recent_note = ""
         recency_weight = 1.0
         # The recent flow first, as far as the search points there; only when the budget
@@ -129,11 +179,11 @@ class RankedStrategy:
         return rrf(
             found.hits,
             found.recency,
-            k=float(option(session, "ranked_k")),
-            w_bm25=float(option(session, "ranked_bm25_weight")),
-            w_recency=float(option(session, "ranked_recency_weight")) * recency_scale,
+            k=float(option(session, RANKED_K)),
+            w_bm25=float(option(session, RANKED_BM25_WEIGHT)),
+            w_recency=float(option(session, RANKED_RECENCY_WEIGHT)) * recency_scale,
             expanded_order=found.expanded,
-            w_expanded=float(option(session, "ranked_expansion_weight")),
+            w_expanded=float(option(session, RANKED_EXPANSION_WEIGHT)),
         )
 
     @staticmethod
@@ -153,12 +203,12 @@ class RankedStrategy:
     def _candidates(source: HistorySource, session: SessionInfo, terms: list[str]) -> _Candidates:
         """Search, expand the query from the top hits, and fuse BM25, recency and expansion ranks."""
         sid = session.name
-        keep_last = int(option(session, "ranked_keep_last"))
-        candidates = int(option(session, "ranked_candidates"))
+        keep_last = int(option(session, RANKED_KEEP_LAST))
+        candidates = int(option(session, RANKED_CANDIDATES))
         recent = source.last_group_ids(sid, max(candidates, keep_last, 1))  # newest first
         latest = source.latest_user(sid)
         current = latest.group_id if latest is not None and latest.group_id else (recent[0] if recent else None)
-        newest = int(option(session, "ranked_search_limit"))
+        newest = int(option(session, RANKED_SEARCH_LIMIT))
         searched = source.search_groups(sid, fts_query(terms), TAIL_FACTOR * candidates + 1, newest=newest)
         found = [g for g, _ in searched if g != current]
         hits, tail = found[:candidates], found[candidates : TAIL_FACTOR * candidates]
@@ -168,7 +218,7 @@ class RankedStrategy:
             expansion_terms(
                 source.messages_of_groups(sid, hits[:_FEEDBACK_GROUPS]),
                 terms,
-                int(option(session, "ranked_expansion_terms")),
+                int(option(session, RANKED_EXPANSION_TERMS)),
             )
             if hits
             else []

@@ -1,30 +1,45 @@
-"""Context strategies: which history goes into the window. One small interface.
+"""What every context strategy shares: the ledger as it reads it (`HistorySource`),
+what a compacting strategy may change (`HistoryEditor`), and the `ContextStrategy` base.
 
-A strategy reads the ledger through `HistorySource` (implemented by the store, see
-slop.store.context_source.StoreHistory) and returns a Selection; assembly then applies
-isolation, pair integrity, truncation and the budget guard to whatever it chose, the
-same for every strategy.
+A strategy is a context mode (`/context mode NAME`): it chooses which history goes into
+the window (`select`) and returns a Selection; assembly then applies isolation, pair
+integrity, truncation and the budget guard to whatever it chose, the same for every
+strategy. The base class gives every hook a no-op default, so callers never probe:
 
-Two optional hooks, looked up with getattr so a strategy only has what it needs:
 * ``validate_input(session, text) -> str | None``: an error message rejects the user's
   input before anything is stored (the messages strategy's length limit);
-* ``maintain(history, session, query, budget, measure, summarize, force) -> Maintenance``:
-  runs before every model call and may rewrite the visible history through
-  `HistoryEditor` (compaction, cold storage). `measure()` returns the token size of the
-  prompt as assembled right now (no budget guard), so a strategy can check its effect.
+* ``maintain(upkeep) -> Maintenance``: runs before every model call and may rewrite the
+  visible history through `HistoryEditor` (compaction, cold storage);
+* ``compacts``: whether `maintain` can compact, so `/context compact` means something;
+* ``help`` and ``options``: the one-line description `/context mode` shows and the
+  settings `/context set` accepts, declared next to the code that reads them;
+* ``windowed``, ``kept_because``, ``placeholder_changes``: what `/context show` says
+  about the mode (whether `/context window N` applies, why a group is in, what the real
+  message may change next to the placeholder).
 
-Built-in strategies (`/context mode NAME`): window (default), messages, ranked,
-compact, relevance; see docs/context.md."""
+Built-in strategies: window (default), messages, ranked, compact, relevance
+(`strategies/catalog.py`); see docs/context.md and, for adding one, docs/architecture.md."""
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
-from slop.context.options import option
+from slop.context.options import Option
 from slop.records import Message, SessionInfo
+
+
+class EditTransaction(Protocol):
+    """The open edit of `HistoryEditor.edit()`: `rollback()` undoes everything done in
+    it when the block ends (e.g. a compaction that did not shrink the prompt)."""
+
+    def rollback(self) -> None: ...
+
+    @property
+    def rolled_back(self) -> bool: ...
 
 
 class HistorySource(Protocol):
@@ -60,11 +75,11 @@ class HistoryEditor(HistorySource, Protocol):
     """What a strategy's `maintain` may change. Nothing is deleted: rows are hidden
     (compacted / archived) with an exact restore record."""
 
-    @property
-    def rollback_error(self) -> type[Exception]:  # raise it inside atomic() to undo the block
+    def edit(self) -> AbstractContextManager[EditTransaction]:
+        """One transaction (a savepoint inside the caller's): committed when the block
+        ends, unless the block called `rollback()` on it."""
         ...
 
-    def atomic(self) -> AbstractContextManager[None]: ...
     def compact(
         self,
         session_id: str,
@@ -122,37 +137,49 @@ class Maintenance:
 Measure = Callable[[], int]
 
 
-class ContextStrategy(Protocol):
-    name: str
+@dataclass(frozen=True, slots=True)
+class Upkeep:
+    """Everything `maintain` may use before a model call.
 
+    `measure()` returns the token size of the prompt as assembled right now (no budget
+    guard), so a strategy can check the effect of an edit before committing it;
+    `summarize` is None when no provider can write a summary; `force` is /context compact."""
+
+    history: HistoryEditor
+    session: SessionInfo
+    query: str  # the latest user request
+    budget: int  # the prompt budget in tokens (0 = no limit)
+    measure: Measure
+    summarize: Summarizer | None = None
+    force: bool = False
+
+    @property
+    def sid(self) -> str:
+        return self.session.name
+
+
+class ContextStrategy(ABC):
+    """The base of every context strategy: `select` is required, every other hook has a
+    no-op default."""
+
+    name: ClassVar[str] = ""
+    help: ClassVar[str] = ""  # one line for /context mode
+    options: ClassVar[tuple[Option, ...]] = ()  # what /context set accepts for this mode
+    compacts: ClassVar[bool] = False  # maintain() can compact: /context compact applies
+    windowed: ClassVar[bool] = False  # reads /context window N (shown in /context show's header)
+    kept_because: ClassVar[str] = "selected"  # /context show --brief: why an older group is in
+    # what /context show's placeholder may hide: what the real message would change
+    placeholder_changes: ClassVar[str] = "the memos and the request's own size"
+
+    @abstractmethod
     def select(self, source: HistorySource, session: SessionInfo, query: str, budget: int) -> Selection:
         """`budget`: tokens the history may use (the prompt budget minus the system
         layers; 0 = no limit)."""
-        ...
 
+    def validate_input(self, session: SessionInfo, text: str) -> str | None:
+        """An error message that rejects the user's input before it is stored, or None."""
+        return None
 
-class WindowStrategy:
-    """The sequential rolling window: the last N groups (0 = full history)."""
-
-    name = "window"
-
-    def select(self, source: HistorySource, session: SessionInfo, query: str, budget: int) -> Selection:
-        n = session.context_size
-        step = int(option(session, "window_step"))
-        if n > 0 and step > 1:
-            keep = stepped_window(len(source.last_group_ids(session.name, 0)), n, step)
-            messages = tuple(source.window(session.name, keep))
-            label = f"last {keep} group(s) (window {n}, sliding {step} at a time)"
-        else:
-            messages = tuple(source.window(session.name, n))
-            label = "full history" if n <= 0 else f"last {n} group(s)"
-        return Selection(messages, (f"Strategy window: {label}.",))
-
-
-def stepped_window(groups: int, n: int, step: int) -> int:
-    """How many of the newest `groups` a window of `n` sliding `step` groups at a time
-    keeps: between n - step + 1 and n, so its first group stays put for `step` turns."""
-    if groups <= n:
-        return groups
-    skip = -(-(groups - n) // step) * step
-    return max(1, groups - skip)
+    def maintain(self, upkeep: Upkeep) -> Maintenance:
+        """Edit the visible history before a model call (compaction, cold storage)."""
+        return Maintenance()

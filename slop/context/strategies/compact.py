@@ -23,9 +23,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from slop.context.costs import cost
-from slop.context.options import option
+from slop.context.options import Option, option
 from slop.context.selecting import current_group, pair_safe_cut, place_summaries
-from slop.context.strategies import HistoryEditor, HistorySource, Maintenance, Measure, Selection, Summarizer
+from slop.context.strategies.base import HistorySource, Maintenance, Selection, Summarizer, Upkeep
+from slop.context.strategies.compacting import CompactingStrategy, shrink
 from slop.context.summarize import compact_instructions, summary_words, transcript, with_header
 from slop.records import Message, Role, SessionInfo
 from slop.tokenestimate import estimate
@@ -33,6 +34,14 @@ from slop.tokenestimate import estimate
 FILES_READ_MAX = 20
 _CHUNK_MARGIN = 64  # headers and the join text around a chunk
 _MIN_CHUNK_TOKENS = 256  # a budget too small for this still gets progress, one small chunk a call
+
+COMPACT_THRESHOLD = Option(
+    "compact_threshold", 0.8, float, 0.05, 1.0, "compact", "compact when the prompt passes this share of the budget"
+)
+COMPACT_TARGET = Option(
+    "compact_target", 0.5, float, 0.05, 1.0, "compact", "aim for this share of the budget after compaction"
+)
+COMPACT_KEEP_RECENT = Option("compact_keep_recent", 6, int, 0, 1000, "compact", "most recent messages kept verbatim")
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,99 +128,90 @@ def summarize_within(summarize: Summarizer, middle: list[Message], budget: int) 
     return summary
 
 
-class CompactStrategy:
+class CompactStrategy(CompactingStrategy):
     name = "compact"
+    help = "whole history until 80% of the budget, then a model-written continuation summary"
+    kept_because = "visible history"
+    options = (COMPACT_THRESHOLD, COMPACT_TARGET, COMPACT_KEEP_RECENT)
+
+    def trigger(self, session: SessionInfo) -> float:
+        return float(option(session, COMPACT_THRESHOLD))
 
     def select(self, source: HistorySource, session: SessionInfo, query: str, budget: int) -> Selection:
         sid = session.name
         rows = ordered_history(source, sid)
         summaries = source.active_summaries(sid)
         files = source.files_read(sid, FILES_READ_MAX)
-        threshold = float(option(session, "compact_threshold"))
         notes = [
             f"Strategy compact: the whole visible history ({len(rows)} message(s)"
             + (f", {len(summaries)} continuation summar{'y' if len(summaries) == 1 else 'ies'}" if summaries else "")
-            + f"); compacts when the prompt passes {threshold:.0%} of the budget, keeping the first request, "
-            f"a summary and the last {int(option(session, 'compact_keep_recent'))} message(s).",
+            + f"); compacts when the prompt passes {self.trigger(session):.0%} of the budget, keeping the first "
+            f"request, a summary and the last {int(option(session, COMPACT_KEEP_RECENT))} message(s).",
         ]
         if files:
             notes.append(f"Files already read since the last compaction: {len(files)} (listed in the system prompt).")
         return Selection(tuple(rows), tuple(notes), files_read=tuple(files))
 
-    def maintain(
-        self,
-        history: HistoryEditor,
-        session: SessionInfo,
-        query: str,
-        budget: int,
-        measure: Measure,
-        summarize: Summarizer | None,
-        force: bool = False,
-    ) -> Maintenance:
-        sid = session.name
+    def maintain(self, upkeep: Upkeep) -> Maintenance:
+        history, sid, budget = upkeep.history, upkeep.sid, upkeep.budget
         if budget <= 0:
             return Maintenance()
-        threshold = float(option(session, "compact_threshold"))
-        used = measure()
-        if not force and used < threshold * budget:
+        used = upkeep.measure()
+        if not self.due(upkeep, used):
             return Maintenance()
-        why = "forced" if force else f"prompt at {used:,} tokens passed {threshold:.0%} of the {budget:,}-token budget"
+        why = (
+            "forced"
+            if upkeep.force
+            else f"prompt at {used:,} tokens passed {self.trigger(upkeep.session):.0%} of the {budget:,}-token budget"
+        )
         rows = ordered_history(history, sid)
         active = current_group(rows)
         overhead = max(0, used - sum(cost(m, active=m.group_id == active) for m in rows))
         plan = plan_compaction(
             rows,
-            keep_recent=int(option(session, "compact_keep_recent")),
-            target_tokens=int(float(option(session, "compact_target")) * budget),
+            keep_recent=int(option(upkeep.session, COMPACT_KEEP_RECENT)),
+            target_tokens=int(float(option(upkeep.session, COMPACT_TARGET)) * budget),
             overhead=overhead,
-            keep_more=not force,
+            keep_more=not upkeep.force,
         )
         summaries = history.active_summaries(sid)
         fresh = [m for m in plan.middle if m.id not in summaries]
         replaced = sum(cost(m, active=m.group_id == active) for m in plan.middle)
-        if not force and (not fresh or replaced <= summary_tokens(budget) // 2):
+        if not upkeep.force and (not fresh or replaced <= summary_tokens(budget) // 2):
             return Maintenance()  # nothing worth a model call; the budget guard does the rest
         if not plan.middle:
-            return self._nothing(
+            return self.skipped(
                 history,
                 sid,
                 used,
                 "compaction skipped: nothing to compact (only the first request, "
                 "the current request and the most recent messages are left); nothing changed",
             )
-        if summarize is None:
-            return self._nothing(
+        if upkeep.summarize is None:
+            return self.skipped(
                 history,
                 sid,
                 used,
                 f"compaction needed ({why}) but no model provider is configured to write the summary; nothing changed",
             )
         try:
-            summary = summarize_within(summarize, list(plan.middle), budget)
+            summary = summarize_within(upkeep.summarize, list(plan.middle), budget)
         except Exception as exc:  # any provider failure: report, change nothing
-            return self._nothing(
+            return self.skipped(
                 history, sid, used, f"compaction failed: the summary call failed ({exc}); nothing changed"
             )
         if not summary or not summary.strip():
-            return self._nothing(
+            return self.skipped(
                 history, sid, used, "compaction failed: the model returned an empty summary; nothing changed"
             )
-        return self._apply(history, sid, plan, with_header(summary), used, measure, why)
+        return self._apply(upkeep, plan, with_header(summary), used, why)
 
-    def _apply(
-        self,
-        history: HistoryEditor,
-        sid: str,
-        plan: CompactionPlan,
-        summary: str,
-        used: int,
-        measure: Measure,
-        why: str,
-    ) -> Maintenance:
-        after = used
+    def _apply(self, upkeep: Upkeep, plan: CompactionPlan, summary: str, used: int, why: str) -> Maintenance:
+        history, sid = upkeep.history, upkeep.sid
         gid = ""
-        applied = False
-        with history.atomic():
+
+        def write() -> int:
+            nonlocal gid
             gid, summary_id = history.compact(
                 sid,
                 [m.id for m in plan.middle],
@@ -221,30 +221,20 @@ class CompactStrategy:
                 tokens_before=used,
                 reset_files=True,
             )
-            after = measure()
-            if after >= used:
-                raise history.rollback_error()
-            history.set_compaction_tokens(summary_id, after)
+            return summary_id
+
+        def log(after: int) -> None:
             detail = f"{len(plan.middle)} message(s) replaced by a continuation summary ({why})"
             history.log(sid, "compact", detail, gid, used, after)
-            applied = True
-        if not applied:
-            return self._nothing(
-                history,
-                sid,
-                used,
-                f"compaction would not shrink the prompt ({used:,} -> {after:,} tokens); nothing changed",
-            )
+
+        done = shrink(upkeep, used, write, log)
+        if not done.kept:
+            return self.skipped(history, sid, used, done.report("compaction"))
         return Maintenance(
             True,
             (
                 f"context compacted: {len(plan.middle)} message(s) replaced by a continuation summary (group {gid}); "
-                f"prompt {used:,} -> {after:,} tokens. The originals stay in the ledger (status compacted); "
+                f"prompt {used:,} -> {done.after:,} tokens. The originals stay in the ledger (status compacted); "
                 f"/undo removes the summary and restores them.",
             ),
         )
-
-    @staticmethod
-    def _nothing(history: HistoryEditor, sid: str, used: int, message: str) -> Maintenance:
-        history.log(sid, "compact-skipped", message, tokens_before=used)
-        return Maintenance(False, (message,))

@@ -24,14 +24,27 @@ tool bring them back. Every compaction, drop and recovery is logged (/context lo
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 
 from slop.context.costs import group_cost
 from slop.context.options import option
-from slop.context.relevance_recovery import AUTO_RECOVER_MAX, Recovered, recover, recover_relevant, request_text
-from slop.context.relevance_scoring import (
+from slop.context.selecting import current_group, group_map, place_summaries
+from slop.context.strategies.base import HistoryEditor, HistorySource, Maintenance, Selection, Upkeep
+from slop.context.strategies.compacting import CompactingStrategy, shrink
+from slop.context.strategies.relevance_recovery import (
+    AUTO_RECOVER_MAX,
+    Recovered,
+    recover,
+    recover_relevant,
+    request_text,
+)
+from slop.context.strategies.relevance_scoring import (
+    ARCHIVE_DAYS,
     DROP,
     KEEP,
+    RELEVANCE_OPTIONS,
+    RELEVANCE_TRIGGER,
     SUMMARIZE,
     GroupScore,
     Weights,
@@ -42,8 +55,6 @@ from slop.context.relevance_scoring import (
     similarities,
     utc_now,
 )
-from slop.context.selecting import current_group, group_map, place_summaries
-from slop.context.strategies import HistoryEditor, HistorySource, Maintenance, Measure, Selection, Summarizer
 from slop.context.summarize import RELEVANCE_INSTRUCTIONS, SUMMARY_TITLE, transcript
 from slop.context.textsearch import informative_terms
 from slop.records import Message, SessionInfo
@@ -68,11 +79,31 @@ __all__ = [  # the scoring and recovery halves live in their own modules; these 
 SUMMARY_WORDS = 370  # memfas' summary_target_tokens = 500
 
 
-class RelevanceStrategy:
+@dataclass(frozen=True, slots=True)
+class _Pass:
+    """One scoring pass's decisions: what goes to cold storage, what one summary replaces."""
+
+    query: str
+    groups: dict[str | None, list[Message]]
+    drops: list[GroupScore]
+    band: list[GroupScore]  # summarized (empty when there is no summary)
+    summary: str
+    days: float
+
+
+class RelevanceStrategy(CompactingStrategy):
     name = "relevance"
+    help = "at 50% of the budget: keep / summarize / drop groups to cold storage by relevance"
+    kept_because = "kept by relevance"
+    placeholder_changes = "which groups are kept or dropped, the memos and the request's own size"
+    options = RELEVANCE_OPTIONS
+    skipped_event = "relevance-skipped"
 
     def __init__(self, clock: Callable[[], datetime] = utc_now) -> None:
         self.clock = clock
+
+    def trigger(self, session: SessionInfo) -> float:
+        return float(option(session, RELEVANCE_TRIGGER))
 
     def select(self, source: HistorySource, session: SessionInfo, query: str, budget: int) -> Selection:
         sid = session.name
@@ -80,7 +111,7 @@ class RelevanceStrategy:
         rows = place_summaries(source.window(sid, 0), source.active_summaries(sid))
         groups = group_map(rows)
         w = Weights.of(session)
-        trigger = float(option(session, "relevance_trigger"))
+        trigger = self.trigger(session)
         notes = [
             f"Strategy relevance: the whole visible history ({len(groups)} group(s)); at {trigger:.0%} of the "
             f"budget groups are scored (similarity x {w.similarity:g} + recency up to {w.recency_bonus:g}, "
@@ -123,162 +154,130 @@ class RelevanceStrategy:
         costs = {gid: group_cost(msgs, active=gid == current) for gid, msgs in groups.items() if gid}
         return keep_what_fits(classified, costs, room)
 
-    def maintain(
-        self,
-        history: HistoryEditor,
-        session: SessionInfo,
-        query: str,
-        budget: int,
-        measure: Measure,
-        summarize: Summarizer | None,
-        force: bool = False,
-    ) -> Maintenance:
-        sid = session.name
+    def maintain(self, upkeep: Upkeep) -> Maintenance:
+        history, sid, session, budget = upkeep.history, upkeep.sid, upkeep.session, upkeep.budget
         if budget <= 0:
             return Maintenance()
         history.expire_archive(sid)
-        query = request_text(history, sid, query)
-        trigger = float(option(session, "relevance_trigger"))
-        back = recover_relevant(history, session, query, int(trigger * budget))
-        used = measure()
+        query = request_text(history, sid, upkeep.query)
+        room = int(self.trigger(session) * budget)
+        back = recover_relevant(history, session, query, room)
+        used = upkeep.measure()
         came_back = (f"relevance: {len(back)} group(s) back from cold storage for this request: {', '.join(back)}",)
-        if not force and used < trigger * budget:
+        if not self.due(upkeep, used) or (not upkeep.force and not informative_terms(query)):
+            # not yet at the trigger, or "continue": nothing to score against
             return Maintenance(bool(back), came_back if back else ())
-        if not force and not informative_terms(query):
-            return Maintenance(bool(back), came_back if back else ())  # "continue": nothing to score against
-        w = Weights.of(session)
         rows = place_summaries(history.window(sid, 0), history.active_summaries(sid))
-        groups = group_map(rows)
-        scored = self._classified(history, session, query, rows, w, int(trigger * budget))
+        scored = self._classified(history, session, query, rows, Weights.of(session), room)
         drops = [s for s in scored if s.action == DROP]
         band = [s for s in scored if s.action == SUMMARIZE]
         report: list[str] = list(came_back) if back else []
-        summary = ""
-        if band and summarize is not None:
-            band_rows = [m for s in band for m in groups.get(s.group_id, [])]
-            instructions = RELEVANCE_INSTRUCTIONS.format(words=SUMMARY_WORDS)
-            try:
-                summary = summarize(instructions, f"Current request: {query}\n\n" + transcript(band_rows)).strip()
-            except Exception as exc:  # report, keep the band as it is
-                report.append(f"relevance: summary of {len(band)} group(s) failed ({exc}); they are kept as they are")
-            if not summary and not report:
-                report.append("relevance: the model returned an empty summary; the groups to summarize are kept")
-        elif band:
-            report.append(f"relevance: no summarizer (no model provider); {len(band)} group(s) to summarize are kept")
+        groups = group_map(rows)
+        summary = self._summary(upkeep, query, band, groups, report)
         if not drops and not summary:
-            if force:
+            if upkeep.force:
                 report.append("relevance compaction: nothing to drop or summarize; nothing changed")
-            return Maintenance(bool(back), tuple(report) if force or report else ())
-        return self._apply(
-            history,
-            sid,
-            query,
-            groups,
-            drops,
-            band if summary else [],
-            summary,
-            used,
-            measure,
-            float(option(session, "archive_days")),
-            report,
-        )
+            return Maintenance(bool(back), tuple(report) if upkeep.force or report else ())
+        days = float(option(session, ARCHIVE_DAYS))
+        return self._apply(upkeep, _Pass(query, groups, drops, band if summary else [], summary, days), used, report)
 
-    def _apply(
-        self,
-        history: HistoryEditor,
-        sid: str,
+    @staticmethod
+    def _summary(
+        upkeep: Upkeep,
         query: str,
-        groups: dict[str | None, list[Message]],
-        drops: list[GroupScore],
         band: list[GroupScore],
-        summary: str,
-        used: int,
-        measure: Measure,
-        days: float,
+        groups: dict[str | None, list[Message]],
         report: list[str],
-    ) -> Maintenance:
-        applied = False
-        after = used
+    ) -> str:
+        """The model's summary of the groups to summarize, or "" (with the reason in `report`)."""
+        if not band:
+            return ""
+        if upkeep.summarize is None:
+            report.append(f"relevance: no summarizer (no model provider); {len(band)} group(s) to summarize are kept")
+            return ""
+        band_rows = [m for s in band for m in groups.get(s.group_id, [])]
+        instructions = RELEVANCE_INSTRUCTIONS.format(words=SUMMARY_WORDS)
+        try:
+            summary = upkeep.summarize(instructions, f"Current request: {query}\n\n" + transcript(band_rows)).strip()
+        except Exception as exc:  # report, keep the band as it is
+            report.append(f"relevance: summary of {len(band)} group(s) failed ({exc}); they are kept as they are")
+            return ""
+        if not summary:
+            report.append("relevance: the model returned an empty summary; the groups to summarize are kept")
+        return summary
+
+    def _apply(self, upkeep: Upkeep, done: _Pass, used: int, report: list[str]) -> Maintenance:
+        history, sid = upkeep.history, upkeep.sid
         summary_gid: str | None = None
-        summary_id = 0
-        with history.atomic():
-            summary_gid, summary_id = self._write(history, sid, query, groups, drops, band, summary, used, days)
-            after = measure()
-            if after >= used:
-                raise history.rollback_error()
-            if band:
-                history.set_compaction_tokens(summary_id, after)
-            self._log_applied(history, sid, query, drops, band, summary_gid, used, after)
-            applied = True
-        if not applied:
-            message = (
-                f"relevance compaction would not shrink the prompt ({used:,} -> {after:,} tokens); nothing changed"
-            )
-            history.log(sid, "relevance-skipped", message, tokens_before=used)
+
+        def write() -> int:
+            nonlocal summary_gid
+            summary_gid, summary_id = self._write(history, sid, done, used)
+            return summary_id
+
+        def log(after: int) -> None:
+            self._log_applied(history, sid, done, summary_gid, used, after)
+
+        shrunk = shrink(upkeep, used, write, log)
+        if not shrunk.kept:
+            message = shrunk.report("relevance compaction")
+            history.log(sid, self.skipped_event, message, tokens_before=used)
             return Maintenance(False, (*report, message))
         parts = []
-        if drops:
-            parts.append(f"{len(drops)} group(s) dropped to cold storage (/context recover QUERY brings them back)")
-        if band:
-            parts.append(f"{len(band)} group(s) summarized (group {summary_gid}; /undo restores them)")
-        summary_line = f"relevance compaction: {'; '.join(parts)}; prompt {used:,} -> {after:,} tokens"
+        if done.drops:
+            parts.append(
+                f"{len(done.drops)} group(s) dropped to cold storage (/context recover QUERY brings them back)"
+            )
+        if done.band:
+            parts.append(f"{len(done.band)} group(s) summarized (group {summary_gid}; /undo restores them)")
+        summary_line = f"relevance compaction: {'; '.join(parts)}; prompt {used:,} -> {shrunk.after:,} tokens"
         return Maintenance(True, (*report, summary_line))
 
     @staticmethod
-    def _write(
-        history: HistoryEditor,
-        sid: str,
-        query: str,
-        groups: dict[str | None, list[Message]],
-        drops: list[GroupScore],
-        band: list[GroupScore],
-        summary: str,
-        used: int,
-        days: float,
-    ) -> tuple[str | None, int]:
+    def _write(history: HistoryEditor, sid: str, done: _Pass, used: int) -> tuple[str | None, int]:
         """Move the dropped and the summarized groups to cold storage and add the summary
         group (inside the caller's transaction). Returns the summary's (group id, row id)."""
-        for s in drops:
-            history.archive_group(sid, s.group_id, score=round(s.score, 4), prompt=query, reason=s.reason, days=days)
-        if not band:
+        for s in done.drops:
+            history.archive_group(
+                sid, s.group_id, score=round(s.score, 4), prompt=done.query, reason=s.reason, days=done.days
+            )
+        if not done.band:
             return None, 0
         # The summarized groups go to cold storage too, not to a compaction: a later
         # request they match brings them back (a compacted group never returned).
-        ids = [m.id for s in band for m in groups.get(s.group_id, [])]
-        for s in band:
+        ids = [m.id for s in done.band for m in done.groups.get(s.group_id, [])]
+        for s in done.band:
             history.archive_group(
-                sid, s.group_id, score=round(s.score, 4), prompt=query, reason=f"summarized ({s.reason})", days=days
+                sid,
+                s.group_id,
+                score=round(s.score, 4),
+                prompt=done.query,
+                reason=f"summarized ({s.reason})",
+                days=done.days,
             )
-        text = f"{SUMMARY_TITLE} (groups {', '.join(s.group_id for s in band)})\n{summary}"
+        text = f"{SUMMARY_TITLE} (groups {', '.join(s.group_id for s in done.band)})\n{done.summary}"
         return history.compact(
             sid, [], text, kind="relevance", anchor_message_id=min(ids) if ids else None, tokens_before=used
         )
 
     @staticmethod
     def _log_applied(
-        history: HistoryEditor,
-        sid: str,
-        query: str,
-        drops: list[GroupScore],
-        band: list[GroupScore],
-        summary_gid: str | None,
-        used: int,
-        after: int,
+        history: HistoryEditor, sid: str, done: _Pass, summary_gid: str | None, used: int, after: int
     ) -> None:
         """The ledger's record of one applied pass: each drop, the summary, and the totals."""
-        for s in drops:
-            history.log(sid, "drop", f"score {s.score:.2f} ({s.reason}); prompt: {query[:120]}", s.group_id)
-        if band:
+        for s in done.drops:
+            history.log(sid, "drop", f"score {s.score:.2f} ({s.reason}); prompt: {done.query[:120]}", s.group_id)
+        if done.band:
             history.log(
                 sid,
                 "summarize",
-                f"{len(band)} group(s): " + ", ".join(f"{s.group_id} ({s.score:.2f})" for s in band),
+                f"{len(done.band)} group(s): " + ", ".join(f"{s.group_id} ({s.score:.2f})" for s in done.band),
                 summary_gid,
             )
         history.log(
             sid,
             "relevance",
-            f"{len(drops)} dropped to cold storage, {len(band)} summarized",
+            f"{len(done.drops)} dropped to cold storage, {len(done.band)} summarized",
             summary_gid,
             used,
             after,

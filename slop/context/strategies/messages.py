@@ -14,19 +14,33 @@
 from __future__ import annotations
 
 from slop.context.costs import cost, marker_tokens
-from slop.context.options import option
+from slop.context.options import Option, option
 from slop.context.selecting import current_group, pair_bundles, pair_safe_cut
-from slop.context.strategies import HistorySource, Selection
+from slop.context.strategies.base import ContextStrategy, HistorySource, Selection
 from slop.records import Message, SessionInfo
 
 _LOOKBACK = 64  # extra rows fetched so a cut can move back to its tool-call row
 
+MESSAGES = Option("messages", 10, int, 1, 10_000, "messages", "how many recent messages the window holds")
+MAX_INPUT_CHARS = Option(
+    "max_input_chars",
+    500,
+    int,
+    0,
+    10_000_000,
+    "messages",
+    "longest user message accepted, in characters (0 = no limit)",
+)
 
-class MessagesStrategy:
+
+class MessagesStrategy(ContextStrategy):
     name = "messages"
+    help = "the last N messages (/context set messages N), long inputs rejected"
+    kept_because = "in the last messages"
+    options = (MESSAGES, MAX_INPUT_CHARS)
 
     def validate_input(self, session: SessionInfo, text: str) -> str | None:
-        limit = int(option(session, "max_input_chars"))
+        limit = int(option(session, MAX_INPUT_CHARS))
         if limit and len(text) > limit:
             return (
                 f"message not sent: it is {len(text):,} characters and the 'messages' context mode accepts at most "
@@ -36,7 +50,7 @@ class MessagesStrategy:
         return None
 
     def select(self, source: HistorySource, session: SessionInfo, query: str, budget: int) -> Selection:
-        n = int(option(session, "messages"))
+        n = int(option(session, MESSAGES))
         rows = source.recent_messages(session.name, n + _LOOKBACK)
         cut = pair_safe_cut(rows, len(rows) - n)
         window = rows[cut:]
@@ -52,7 +66,7 @@ class MessagesStrategy:
         window, trimmed = trim_to_budget(window, budget, keep_ids={latest.id} if latest else set())
         if trimmed:
             notes.append(f"Overflow trimming: left out the {trimmed} oldest message(s) to fit {budget} tokens.")
-        limit = int(option(session, "max_input_chars"))
+        limit = int(option(session, MAX_INPUT_CHARS))
         notes.append(f"Longest accepted user message: {f'{limit:,} characters' if limit else 'no limit'}.")
         return Selection(tuple(window), tuple(notes))
 
