@@ -29,6 +29,7 @@ from slop.providers.registry import WAIT_FOR_CONTEXT_SIZE, ProviderManager, Prov
 from slop.settings import Settings, secrets_of
 from slop.snapshot import ContextService
 from slop.store import Store, open_memo_store
+from slop.store.memos import Memos
 from slop.toolrunner import ToolRunnerImpl
 from slop.tools.base import Approver
 from slop.tools.registry import ToolRegistry, default_tools
@@ -104,7 +105,29 @@ def build(
         server_window=lambda model: providers.context_window(model, wait=WAIT_FOR_CONTEXT_SIZE)[0],
         instructions=InstructionFiles(root, Path.cwd(), home).text,
     )
-    runner = ToolRunnerImpl(
+    runner = _tool_runner(settings, store, memos, tools, root, approver, secret_values(servers))
+    orchestrator = Orchestrator(store, context, providers, runner, step_limit=settings.step_limit)
+    registry = build_registry()
+    ctx = CommandContext(
+        store, memos, orchestrator, providers, settings, io, sink, root, Conversation(settings.session), mcp=mcp
+    )
+    engine = Engine(registry, ctx, home, before_turn=lambda: await_mcp_startup(mcp, ctx))
+    return App(
+        settings, store, providers, orchestrator, registry, ctx, engine, tokenizer, root, home, mcp, forget_estimates
+    )
+
+
+def _tool_runner(
+    settings: Settings,
+    store: Store,
+    memos: Memos,
+    tools: ToolRegistry,
+    root: Path,
+    approver: Approver | None,
+    server_secrets: tuple[str, ...],
+) -> ToolRunnerImpl:
+    """The tool runner with the user's limits, confinement and secrets (MCP servers' too)."""
+    return ToolRunnerImpl(
         store=store,
         memos=memos,
         registry=tools,
@@ -114,19 +137,10 @@ def build(
         shell_timeout=settings.shell_timeout,
         output_cap=settings.tool_output_cap,
         max_workers=settings.max_parallel_tools,
-        secrets=secrets_of(settings) + secret_values(servers),
+        secrets=secrets_of(settings) + server_secrets,
         read_only=settings.approval == "read-only",
         pass_env=settings.pass_env,
         on_file_read=store.archive.record_file_read,  # "files already read" (compact mode)
-    )
-    orchestrator = Orchestrator(store, context, providers, runner, step_limit=settings.step_limit)
-    registry = build_registry()
-    ctx = CommandContext(
-        store, memos, orchestrator, providers, settings, io, sink, root, Conversation(settings.session), mcp=mcp
-    )
-    engine = Engine(registry, ctx, home, before_turn=lambda: await_mcp_startup(mcp, ctx))
-    return App(
-        settings, store, providers, orchestrator, registry, ctx, engine, tokenizer, root, home, mcp, forget_estimates
     )
 
 
