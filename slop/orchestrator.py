@@ -151,7 +151,7 @@ class Orchestrator:
         assert prompt is not None
         if due:
             note = (
-                "before this call the context strategy will ask the model for a summary of older history; "
+                "before this call the context mode will ask the model for a summary of older history; "
                 "this preview shows the history before that summary"
             )
             prompt = replace(prompt, notes=(*prompt.notes, note))

@@ -78,7 +78,7 @@ def set_cmd(ctx: CommandContext, rest: str) -> None:
     if not rest:
         table = _options(ctx)
         rows = [[o.name, f"{option(info, o):g}", f"{o.default:g}", o.mode, o.help] for o in table.values()]
-        ctx.io.table("Context strategy settings (this session)", ["Key", "Value", "Default", "Mode", "Meaning"], rows)
+        ctx.io.table("Context mode settings (this session)", ["Key", "Value", "Default", "Mode", "Meaning"], rows)
         return
     key, _, value = rest.partition(" ")
     if not value.strip():

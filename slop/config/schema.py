@@ -76,7 +76,7 @@ KEYS: tuple[Key, ...] = (
     Key(
         "context.mode",
         "str",
-        "context strategy of sessions that never chose one",
+        "context mode of sessions that never chose one",
         choices=CONTEXT_MODES,
         default="window",
     ),
