@@ -260,3 +260,34 @@ def test_a_clone_refuses_a_name_in_use_or_empty(store: Store) -> None:
     with pytest.raises(StoreError, match=r"^the new session needs a name$"):
         store.sessions.clone("main", "  ", int(store.messages.new_group_id()))
     assert contents(store, "taken") == ["y", "done"]
+
+
+def test_a_summary_undone_in_a_clone_brings_back_what_it_replaced_there(store: Store) -> None:
+    older = turn(store, "main", "the parser question", "the parser answer")
+    turn(store, "main", "the docs question")
+    replaced = [m.id for m in store.messages.group("main", older)]
+    store.archive.compact("main", replaced, "SUMMARY: parser done", kind="compact", anchor_message_id=None)
+    store.sessions.clone("main", "copy", int(store.messages.new_group_id()))
+    assert contents(store, "copy") == ["the docs question", "done", "SUMMARY: parser done"]
+    assert len(store.archive.active_summaries("copy")) == 1  # the clone knows its summary is one
+
+    undone = store.undo("copy")
+
+    assert undone is not None and undone.messages == 1
+    assert contents(store, "copy") == ["the parser question", "the parser answer", "the docs question", "done"]
+    assert contents(store, "main") == ["the docs question", "done", "SUMMARY: parser done"]  # the original is as it was
+
+
+def test_a_clone_keeps_cold_storage_and_pins_of_its_own(store: Store) -> None:
+    archived = turn(store, "main", "the heron migration", "moved herons")
+    pinned = turn(store, "main", "the decision", "use sqlite")
+    store.archive.archive("main", archived, score=0.2, prompt="other work", reason="stale", days=7)
+    store.archive.pin("main", pinned)
+    store.sessions.clone("main", "copy", int(store.messages.new_group_id()))
+
+    [entry] = store.archive.archived("copy")
+    assert entry.prompt_at_drop == "other work" and entry.text == "the heron migration moved herons"
+    assert len(store.archive.pinned("copy")) == 1 and store.archive.pinned("copy") != {pinned}
+    assert store.archive.recover("copy", entry.group_id) == 2
+    assert contents(store, "copy")[:2] == ["the heron migration", "moved herons"]
+    assert store.archive.archived("main") != []  # still in the original's cold storage
