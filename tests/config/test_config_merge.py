@@ -303,3 +303,20 @@ def test_slop_config_prints_toml_that_reads_back_as_the_same_configuration(
     again = start()
     assert (again.step_limit, again.no_color, again.editor) == (12, True, "code --wait")
     assert again.config.get("context.window") == 7
+
+
+def test_names_with_dots_or_spaces_are_quoted_so_the_output_reads_back(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(
+        project / ".slop" / "config.toml",
+        '[mcp.servers."files.v2"]\ncommand = ["srv"]\n[mcp.servers."files.v2".env]\n"MY VAR" = "x"\n'
+        '[models]\n"gpt 4" = "openai:gpt-4"\n[approvals]\n"weird.tool" = "deny"\n',
+    )
+    out = run_config(capsys)
+    assert 'mcp.servers."files.v2".env."MY VAR" = "x"' in out
+    assert 'approvals."weird.tool" = "deny"' in out
+    printed = tomllib.loads(out)
+    assert printed["mcp"]["servers"]["files.v2"] == {"command": ["srv"], "env": {"MY VAR": "x"}}
+    assert printed["models"] == {"gpt 4": "openai:gpt-4"}
+    assert printed["approvals"]["weird.tool"] == "deny"
