@@ -68,6 +68,9 @@ def _toml_type(value: object) -> str:
 
 
 PROVIDER_WIRES = ("openai", "gemini")
+# The built-in providers (slop.providers.registry.PROVIDERS): a profile may not take their
+# names, since the built-in one would win and the profile's table be silently ignored.
+BUILT_IN_PROVIDERS = ("openai", "gemini", "gemini_gca")
 APPROVAL_MODES = ("ask", "yes", "read-only")
 TOOL_APPROVALS = ("ask", "allow", "deny")
 CONTEXT_MODES = ("window", "messages", "ranked", "compact", "relevance")

@@ -210,3 +210,18 @@ def test_the_project_file_with_a_bad_key_stops_loading_even_if_the_user_file_is_
     bad = write(root / ".slop" / "config.toml", "[context]\nwindow = -1\n")
     with pytest.raises(ConfigError, match=rf"^{bad} line 2: context\.window must be at least 0, got -1"):
         load_config(root)
+
+
+def test_a_profile_named_like_a_built_in_provider_is_refused_not_ignored(tmp_path: Path) -> None:
+    from slop.providers.registry import PROVIDERS
+
+    for name in PROVIDERS:  # every built-in one: the list in the config must follow the registry's
+        file = write(tmp_path / f"{name}.toml", f'# proxy\n[providers.{name}]\nbase_url = "http://127.0.0.1:9/v1"\n')
+        with pytest.raises(ConfigError) as caught:
+            load_file(file)
+        assert str(caught.value) == (
+            f"{file} line 3: [providers.{name}] would be ignored: {name!r} is a built-in provider; "
+            f"give the profile a name of its own, e.g. [providers.{name}-proxy]"
+        )
+    entries = load_file(write(tmp_path / "ok.toml", '[providers.openai-proxy]\nbase_url = "http://127.0.0.1:9/v1"\n'))
+    assert entries is not None and ("providers", "openai-proxy", "base_url") in entries
