@@ -179,8 +179,9 @@ def test_slop_prices_adds_to_the_files_model_by_model(project: Path, monkeypatch
         project / ".slop" / "config.toml", "[prices.a]\ninput = 1.0\noutput = 2.0\n[prices.b]\ninput = 5\noutput = 6\n"
     )
     monkeypatch.setenv("SLOP_PRICES", "b=0.1/0.05/0.2, c=7/8")
-    prices = dict(start().prices)
-    assert prices == {"a": (1.0, 2.0), "b": (0.1, 0.05, 0.2), "c": (7.0, 8.0)}
+    settings = start()
+    assert dict(settings.prices) == {"a": (1.0, 2.0), "b": (0.1, 0.05, 0.2), "c": (7.0, 8.0)}
+    assert settings.sources["prices"] == "env SLOP_PRICES"
 
 
 def test_an_mcp_server_is_taken_whole_and_its_cwd_follows_the_file(project: Path, isolated_env: Path) -> None:
