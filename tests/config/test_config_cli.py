@@ -111,3 +111,20 @@ def test_the_project_file_s_approval_default_refuses_changes_in_batch_mode(proje
     assert result.returncode == 0, result.stderr
     assert not (project / "planted.txt").exists()
     assert "write_file refused: slop runs with --read-only" in result.stdout + result.stderr
+
+
+def test_a_tool_the_config_denies_is_refused_even_with_yes(project: Path, fake_llm: FakeLLM) -> None:
+    write_config(project, '[approvals]\nexecute_bash = "deny"\n')
+    fake_llm.enqueue_tool_calls([("execute_bash", {"command": "touch planted"})])
+    fake_llm.enqueue_text("could not run it")
+    result = slop(
+        project,
+        "--yes",
+        "--prompt",
+        "run it",
+        OPENAI_API_KEY="sk-test-config-1",
+        OPENAI_BASE_URL=fake_llm.openai_base_url,
+    )
+    assert result.returncode == 0, result.stderr
+    assert not (project / "planted").exists()
+    assert 'execute_bash refused: the config denies it ([approvals] execute_bash = "deny")' in result.stdout
