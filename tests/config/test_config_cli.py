@@ -128,3 +128,34 @@ def test_a_tool_the_config_denies_is_refused_even_with_yes(project: Path, fake_l
     assert result.returncode == 0, result.stderr
     assert not (project / "planted").exists()
     assert 'execute_bash refused: the config denies it ([approvals] execute_bash = "deny")' in result.stdout
+
+
+def test_the_shell_timeout_of_the_config_file_stops_a_slow_command(project: Path, fake_llm: FakeLLM) -> None:
+    write_config(project, "[tools]\nshell_timeout = 1\n")
+    fake_llm.enqueue_tool_calls([("execute_bash", {"command": "sleep 30; touch late"})])
+    fake_llm.enqueue_text("it timed out")
+    result = slop(
+        project,
+        "--yes",
+        "--prompt",
+        "wait",
+        OPENAI_API_KEY="sk-test-config-1",
+        OPENAI_BASE_URL=fake_llm.openai_base_url,
+    )
+    assert result.returncode == 0, result.stderr
+    tool_result = next(m for m in fake_llm.last_request("chat").json["messages"] if m["role"] == "tool")
+    assert tool_result["content"].startswith("Error: DEADLINE_EXCEEDED: command timed out after 1 s;")
+    assert not (project / "late").exists()
+
+
+def test_the_step_limit_of_the_config_file_ends_a_runaway_turn(project: Path, fake_llm: FakeLLM) -> None:
+    write_config(project, "[tools]\nstep_limit = 2\n")
+    for _ in range(5):
+        fake_llm.enqueue_tool_calls([("list_directory", {})])
+    result = slop(
+        project, "--prompt", "loop", OPENAI_API_KEY="sk-test-config-1", OPENAI_BASE_URL=fake_llm.openai_base_url
+    )
+    chats = [r for r in fake_llm.requests if "chat" in r.target]
+    assert len(chats) == 2  # two model calls, then slop stopped the turn
+    said = result.stdout + result.stderr
+    assert "stopped after 2 model calls in one turn (step limit); send 'continue' to go on" in said
