@@ -71,6 +71,8 @@ ENV_NAMES: dict[str, str] = {
     "step_limit": "SLOP_STEP_LIMIT",
     "request_timeout": "SLOP_REQUEST_TIMEOUT",
     "tool_output_cap": "SLOP_TOOL_OUTPUT_CAP",
+    "paste_warn_share": "SLOP_PASTE_WARN_SHARE",
+    "prices": "SLOP_PRICES",
 }
 
 

@@ -77,7 +77,7 @@ def resume_cmd(ctx: CommandContext, args: str) -> Proceed | None:
         for i, r in enumerate(rows, start=1)
     ]  # fmt: skip
     ctx.io.table("Sessions, most recent first (● = current)", ["#", "Session", "Last activity", "First prompt"], table)
-    if not isinstance(ctx.io, Chooser):
+    if not isinstance(ctx.io, Chooser) or ctx.settings.prompt is not None:  # batch mode cannot pick
         ctx.io.info("switch with /resume NAME")
         return None
     picked = ctx.io.choose(f"Resume which? 1-{len(rows)} (Esc: stay in '{ctx.session}') ", len(rows))

@@ -19,7 +19,7 @@ from typing import Any
 from slop.config.locate import key_line
 from slop.config.mcp import MCP_KEYS
 from slop.config.model import Config, Entry
-from slop.config.schema import KEYS, TOP_LEVEL, Key, find_key
+from slop.config.schema import BUILT_IN_PROVIDERS, KEYS, TOP_LEVEL, Key, find_key
 from slop.errors import ConfigError
 
 ALL_KEYS: tuple[Key, ...] = KEYS + MCP_KEYS
@@ -126,6 +126,11 @@ def _validate(path: tuple[str, ...], value: object, where: str) -> Key:
     problem = key.check(value)
     if problem:
         raise ConfigError(f"{where}: {dotted} {problem} ({key.help})")
+    if path[0] == "providers" and path[1] in BUILT_IN_PROVIDERS:
+        raise ConfigError(
+            f"{where}: [providers.{path[1]}] would be ignored: {path[1]!r} is a built-in provider; "
+            f"give the profile a name of its own, e.g. [providers.{path[1]}-proxy]"
+        )
     return key
 
 

@@ -30,8 +30,13 @@ class Key:
         if self.choices and value not in self.choices:
             return f"must be one of {', '.join(repr(c) for c in self.choices)}, got {value!r}"
         if self.minimum is not None and isinstance(value, int | float) and value < self.minimum:
-            return f"must be at least {self.minimum:g}, got {value!r}"
+            return f"must be at least {_exact(self.minimum)}, got {value!r}"
         return None
+
+
+def _exact(number: float) -> str:
+    """1048576, not `:g`'s 1.04858e+06: the user must be able to type the minimum back."""
+    return str(int(number)) if float(number).is_integer() else repr(number)
 
 
 def _type_problem(kind: str, value: object) -> str | None:
@@ -63,6 +68,9 @@ def _toml_type(value: object) -> str:
 
 
 PROVIDER_WIRES = ("openai", "gemini")
+# The built-in providers (slop.providers.registry.PROVIDERS): a profile may not take their
+# names, since the built-in one would win and the profile's table be silently ignored.
+BUILT_IN_PROVIDERS = ("openai", "gemini", "gemini_gca")
 APPROVAL_MODES = ("ask", "yes", "read-only")
 TOOL_APPROVALS = ("ask", "allow", "deny")
 CONTEXT_MODES = ("window", "messages", "ranked", "compact", "relevance")

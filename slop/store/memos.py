@@ -28,7 +28,9 @@ ORIGIN_COLUMNS = {
 }
 MODEL = "model"
 
-_SPLIT = re.compile(r"[\s.,;:()\[\]{}<>\"'\-]+")
+# Sentence and markdown punctuation splits words: "how do I run the tests?" must find a
+# memo tagged `tests`, and `pytest` in backticks one tagged `pytest`.
+_SPLIT = re.compile(r"[\s.,;:!?()\[\]{}<>\"'`*#\-]+")
 
 
 def extract_keywords(text: str) -> list[str]:

@@ -209,7 +209,8 @@ class Sessions:
         self.clear(session_id)
 
     def clone(self, source: str, target: str, first_group_id: int) -> None:
-        """Copy settings, history, STATE and scratchpad into a new session (not the usage).
+        """Copy settings, history, STATE, scratchpad, summaries, cold storage and pins into a
+        new session (not the usage).
 
         Every group gets a fresh id (counting up from `first_group_id`, which the caller
         takes from Messages.new_group_id()), so /undo or /message remove in one session
@@ -230,15 +231,18 @@ class Sessions:
                 (source,),
             )
             mapping = {row[0]: f"{first_group_id + i:019d}" for i, row in enumerate(gids)}
-            self._copy_messages(source, target, mapping)
+            ids = self._copy_messages(source, target, mapping)
             self._copy_side_tables(source, target, mapping)
+            self._copy_compactions(source, target, mapping, ids)
 
-    def _copy_messages(self, source: str, target: str, mapping: dict[str, str]) -> None:
+    def _copy_messages(self, source: str, target: str, mapping: dict[str, str]) -> dict[int, int]:
+        """Copy the rows; returns source message id -> the clone's."""
         rows = self._db.query(
             "SELECT m.*, h.status AS hidden_from FROM messages m LEFT JOIN hidden_status h ON h.message_id = m.id"
             " WHERE m.session_id=? ORDER BY m.id",
             (source,),
         )
+        ids: dict[int, int] = {}
         for r in rows:
             cur = self._db.execute(
                 "INSERT INTO messages(session_id, role, content, tool_call_id, status, created_at, group_id,"
@@ -259,14 +263,18 @@ class Sessions:
                     r["call_ids"],
                 ),
             )
+            ids[r["id"]] = int(cur.lastrowid or 0)
             if r["hidden_from"] is not None:
                 self._db.execute(
                     "INSERT INTO hidden_status(message_id, status) VALUES (?, ?)", (cur.lastrowid, r["hidden_from"])
                 )
+        return ids
 
     def _copy_side_tables(self, source: str, target: str, mapping: dict[str, str]) -> None:
         for table, columns in _GROUPED_SIDE_TABLES:
-            rows = self._db.query(f"SELECT group_id, {columns} FROM {table} WHERE session_id=? ORDER BY id", (source,))
+            rows = self._db.query(
+                f"SELECT group_id, {columns} FROM {table} WHERE session_id=? ORDER BY rowid", (source,)
+            )
             marks = ", ".join("?" * (len(columns.split(",")) + 2))
             for r in rows:
                 self._db.execute(
@@ -274,11 +282,41 @@ class Sessions:
                     (target, mapping.get(r[0], r[0]), *tuple(r)[1:]),
                 )
 
+    def _copy_compactions(self, source: str, target: str, gids: dict[str, str], ids: dict[int, int]) -> None:
+        """The summaries' records, pointed at the clone's rows: without them a summary in
+        the clone is a plain message, and /undo of it would leave what it replaced hidden."""
+        for c in self._db.query("SELECT * FROM context_compactions WHERE session_id=? ORDER BY id", (source,)):
+            if c["summary_message_id"] not in ids:
+                continue
+            anchor = c["anchor_message_id"]
+            cur = self._db.execute(
+                "INSERT INTO context_compactions(session_id, kind, summary_group_id, summary_message_id,"
+                " anchor_message_id, tokens_before, tokens_after, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    target,
+                    c["kind"],
+                    gids.get(c["summary_group_id"], c["summary_group_id"]),
+                    ids[c["summary_message_id"]],
+                    None if anchor is None else ids.get(anchor),
+                    c["tokens_before"],
+                    c["tokens_after"],
+                    c["created_at"],
+                ),
+            )
+            replaced = self._db.query("SELECT message_id FROM context_compacted_rows WHERE compaction_id=?", (c["id"],))
+            self._db.executemany(
+                "INSERT INTO context_compacted_rows(compaction_id, message_id) VALUES (?, ?)",
+                [(cur.lastrowid, ids[r[0]]) for r in replaced if r[0] in ids],
+            )
+
 
 # Usage is not copied: a clone starts its own bill (the calls were made, and paid, once).
 _GROUPED_SIDE_TABLES = (
     ("session_state", "state_blob, created_at"),
     ("scratchpad_history", "previous"),
+    # cold storage and pins: an archived group stays recoverable, a pinned one pinned, in the clone
+    ("context_archive", "score, prompt_at_drop, reason, archived_at, recoverable_until, recovered_at"),
+    ("context_pins", "pinned_at"),
 )
 USER_EDIT = ""  # scratchpad_history.group_id of the user's own latest edit
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from slop.records import ToolSpec
+from slop.store.memos import normalise_tags  # the one spelling rule of tags, the store's
 from slop.tools.base import ErrorCode, Tool, ToolContext, ToolFailure, ToolOutput
 from slop.tools.output import plural
 
@@ -65,14 +66,12 @@ MANAGE_SCRATCHPAD = Tool(
 
 
 def _clean_tags(tags: list[str]) -> list[str]:
-    """Lower-case, trimmed, without duplicates: tags are matched, so spelling must be stable."""
-    seen: dict[str, None] = {}
-    for tag in tags:
-        if tag.strip():
-            seen[tag.strip().lower()] = None
-    if not seen:
+    """The tags as the memo store keeps them (lower-case, trimmed, spaces as dashes, no
+    duplicates), so the reply names the tags the memo is found by, not the ones sent."""
+    cleaned = normalise_tags(tags)
+    if not cleaned:
         raise ToolFailure(ErrorCode.INVALID_ARGUMENT, "tags must contain at least one non-empty tag")
-    return list(seen)
+    return cleaned
 
 
 def save_memo(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
