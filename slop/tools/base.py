@@ -55,7 +55,11 @@ class ToolStore(Protocol):
 class Approver(Protocol):
     """Decides whether a mutating tool call may run (asks the user, or a policy)."""
 
-    def approve(self, call: ToolCall, preview: str) -> bool: ...
+    def approve(self, call: ToolCall, preview: str) -> str | None:
+        """None: the call may run. Otherwise why not, as the model is told it (after
+        `Error: PERMISSION_DENIED: `), so it neither blames the user for a rule nor retries
+        what cannot pass."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)

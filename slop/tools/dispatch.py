@@ -37,7 +37,6 @@ OnStart = Callable[[ToolCall], None]
 OnDone = Callable[[ToolCall, ToolResult], None]
 OnOutput = Callable[[ToolCall, str], None]
 
-REFUSED_TEXT = error_text("PERMISSION_DENIED", "the user refused this call")
 _LOST = error_text("INTERNAL", "the call produced no result")  # defensive: should never be seen
 
 
@@ -124,9 +123,10 @@ def _approve_all(jobs: list[_Job], approver: Approver | None, ctx: ToolContext) 
 def _ask(approver: Approver, job: _Job, ctx: ToolContext) -> ToolResult | None:
     """None when approved; otherwise the refusal (or cancellation) result."""
     try:
-        if approver.approve(job.call, _preview(job, ctx)):
+        refusal = approver.approve(job.call, _preview(job, ctx))
+        if refusal is None:
             return None
-        return _finish(job.call, REFUSED_TEXT, Status.ERROR, ctx)
+        return _finish(job.call, error_text(ErrorCode.PERMISSION_DENIED, refusal), Status.ERROR, ctx)
     except (Cancelled, KeyboardInterrupt):
         ctx.cancel.set()  # cancelling at the prompt cancels the turn
         return _finish(job.call, CANCELLED_TEXT, Status.CANCELLED, ctx)

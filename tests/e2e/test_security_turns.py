@@ -52,7 +52,8 @@ def test_yes_and_read_only_refuse_every_mutating_tool(make_app: AppFactory, fake
 def test_read_only_is_not_overridden_by_an_earlier_always() -> None:
     refusals: list[str] = []
     policy = ApprovalPolicy("read-only", lambda call, preview: "a", refusals.append, always={"execute_bash"})
-    assert not policy.approve(ToolCall("c1", "execute_bash", "{}"), "run: ls")
+    refusal = policy.approve(ToolCall("c1", "execute_bash", "{}"), "run: ls")
+    assert refusal is not None and refusal.startswith("slop runs read-only (--read-only)")
     assert refusals == ["execute_bash refused: slop runs with --read-only"]
 
 
@@ -169,3 +170,31 @@ def test_keys_split_by_output_truncation_are_redacted(
             assert _leaks(result, secret) == [], secret
         assert "[REDACTED]" in result
     assert "sk-proj-Op3n" not in results[1]  # the key's start, cut off at the head's end
+
+
+def test_the_model_is_told_why_a_call_was_refused_not_that_the_user_refused(
+    make_app: AppFactory, fake_llm: FakeLLM, project: Path
+) -> None:
+    """--read-only never asked the user: the model hears the rule (so it neither blames the
+    user nor retries), and that is what its next request carries."""
+    app, _rec = make_app(approval="read-only")
+    fake_llm.enqueue_tool_calls([("execute_bash", {"command": "touch PWNED"})])
+    fake_llm.enqueue_text("ok")
+    app.engine.handle("make a file")
+    result = _tool_results(app)[-1]
+    assert result == (
+        "Error: PERMISSION_DENIED: slop runs read-only (--read-only): no call may change anything; "
+        "say what you would change instead"
+    )
+    assert not (project / "PWNED").exists()
+    assert "slop runs read-only (--read-only)" in conversation_json(last_generation(fake_llm))
+
+
+def test_each_refusal_names_its_reason() -> None:
+    call = ToolCall("c1", "execute_bash", "{}")
+    denied = ApprovalPolicy("yes", per_tool={"execute_bash": "deny"}).approve(call, "run: ls")
+    assert denied == "the user's configuration denies execute_bash in this project; do not call it again"
+    batch = ApprovalPolicy("ask", ask=None).approve(call, "run: ls")
+    assert batch is not None and batch.startswith("this run cannot ask the user (batch mode without --yes)")
+    assert ApprovalPolicy("ask", ask=lambda c, p: "n").approve(call, "run: ls") == "the user refused this call"
+    assert ApprovalPolicy("ask", ask=lambda c, p: "y").approve(call, "run: ls") is None

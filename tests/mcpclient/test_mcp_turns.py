@@ -87,7 +87,10 @@ def test_read_only_mode_runs_read_only_mcp_tools_and_refuses_the_others(
     m.app.engine.handle("list and add")
     listed, refused = tool_rows(m.app)
     assert (listed.status, listed.content) == ("completed", "existing\n")
-    assert refused.content == "Error: PERMISSION_DENIED: the user refused this call"
+    assert refused.content == (
+        "Error: PERMISSION_DENIED: slop runs read-only (--read-only): no call may change anything; "
+        "say what you would change instead"
+    )  # the model is not told the user refused: nobody was asked
     assert "notes__add_note refused: slop runs with --read-only" in m.rec.kinds("warning")
     assert m.notes.read_text() == "existing\n"
 

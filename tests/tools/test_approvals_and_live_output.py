@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from slop.approval import USER_REFUSED
 from slop.errors import Cancelled
 from slop.records import ToolCall
 from slop.tools.base import ToolContext
@@ -26,12 +27,12 @@ class User:
         self.answers = list(answers)
         self.shown: list[str] = []
 
-    def approve(self, call: ToolCall, preview: str) -> bool:
+    def approve(self, call: ToolCall, preview: str) -> str | None:
         self.shown.append(preview)
         answer = self.answers.pop(0)
         if isinstance(answer, BaseException):
             raise answer
-        return answer
+        return None if answer else USER_REFUSED
 
 
 def test_overwriting_a_file_is_shown_as_the_diff_it_makes(ctx: ToolContext, root: Path) -> None:

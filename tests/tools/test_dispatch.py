@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from slop.approval import USER_REFUSED
 from slop.records import ToolCall, ToolResult, ToolSpec
 from slop.tools.base import Tool, ToolContext, ToolOutput
 from slop.tools.dispatch import dispatch
@@ -48,9 +49,9 @@ class Recorder:
         self.answers = list(answers)
         self.asked: list[tuple[str, str]] = []
 
-    def approve(self, call: ToolCall, preview: str) -> bool:
+    def approve(self, call: ToolCall, preview: str) -> str | None:
         self.asked.append((call.id, preview))
-        return self.answers.pop(0)
+        return None if self.answers.pop(0) else USER_REFUSED
 
 
 def test_parallel_and_in_call_order(ctx: ToolContext) -> None:
@@ -100,9 +101,9 @@ def test_approval_happens_before_anything_runs(ctx: ToolContext) -> None:
     events: list[str] = []
 
     class Slow:
-        def approve(self, call: ToolCall, preview: str) -> bool:
+        def approve(self, call: ToolCall, preview: str) -> str | None:
             events.append(f"ask {call.id}")
-            return True
+            return None
 
     calls = [call("n", "nap", seconds=0.01), call("w", "write_file", path="x", content="")]
     dispatch(calls, registry(), ctx, Slow(), on_start=lambda c: events.append(f"start {c.id}"))
