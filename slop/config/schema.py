@@ -68,7 +68,7 @@ def _toml_type(value: object) -> str:
 
 
 PROVIDER_WIRES = ("openai", "gemini")
-# The built-in providers (slop.providers.registry.PROVIDERS): a profile may not take their
+# The built-in providers (slop.providers.specs.BUILTIN_NAMES; a test keeps the two equal): a profile may not take their
 # names, since the built-in one would win and the profile's table be silently ignored.
 BUILT_IN_PROVIDERS = ("openai", "gemini", "gemini_gca")
 APPROVAL_MODES = ("ask", "yes", "read-only")

@@ -213,9 +213,11 @@ def test_the_project_file_with_a_bad_key_stops_loading_even_if_the_user_file_is_
 
 
 def test_a_profile_named_like_a_built_in_provider_is_refused_not_ignored(tmp_path: Path) -> None:
-    from slop.providers.registry import PROVIDERS
+    from slop.config.schema import BUILT_IN_PROVIDERS
+    from slop.providers.specs import BUILTIN_NAMES
 
-    for name in PROVIDERS:  # every built-in one: the list in the config must follow the registry's
+    assert BUILT_IN_PROVIDERS == BUILTIN_NAMES  # the config's list follows the provider table
+    for name in BUILTIN_NAMES:
         file = write(tmp_path / f"{name}.toml", f'# proxy\n[providers.{name}]\nbase_url = "http://127.0.0.1:9/v1"\n')
         with pytest.raises(ConfigError) as caught:
             load_file(file)
