@@ -63,11 +63,14 @@ def expansion_terms(messages: list[Message], terms: list[str], n: int) -> list[s
 def readable(msg: Message) -> str:
     """What a row says, without the provider's JSON structure: a tool-call row's keys
     ("role", "tool_calls", "function", ...) are in every such row, so as expansion words
-    they would match every tool call of the session."""
+    they would match every tool call of the session. The tool's name is left out for
+    the same reason: "read" and "file" of read_file are in every call of that tool (a
+    third of a busy session's rows), so as expansion words they widened the query to
+    all of them, and made the expanded search read them all."""
     if msg.status != Status.TOOL_CALL:
         return msg.content
     parsed = parse(msg)
-    return " ".join([parsed.text, *(f"{c.name} {_values(c.arguments)}" for c in parsed.tool_calls)])
+    return " ".join([parsed.text, *(_values(c.arguments) for c in parsed.tool_calls)])
 
 
 def _values(arguments: str) -> str:

@@ -201,11 +201,12 @@ class RankedStrategy:
             if gid in loaded or gid == current:
                 chosen.append(gid)
                 used += group_cost(loaded.get(gid, []), active=gid == current)
-        optional = 0
-        for start in range(0, len(ranked), _FILL_BATCH):  # load as far down the ranking as the room reaches
-            batch = [g for g in ranked[start : start + _FILL_BATCH] if g not in loaded]
-            loaded.update(group_map(source.messages_of_groups(sid, batch)))
-            for gid in ranked[start : start + _FILL_BATCH]:
+        optional = start = 0
+        while start < len(ranked):  # load as far down the ranking as the room reaches
+            # no more groups than the window still takes: parsing rows is most of the cost
+            end = start + (min(_FILL_BATCH, cap - optional) if cap > 0 else _FILL_BATCH)
+            loaded.update(group_map(source.messages_of_groups(sid, [g for g in ranked[start:end] if g not in loaded])))
+            for gid in ranked[start:end]:
                 if gid in chosen or gid not in loaded:
                     continue
                 if cap > 0 and optional >= cap:
@@ -216,8 +217,9 @@ class RankedStrategy:
                 chosen.append(gid)
                 used += size
                 optional += 1
-            if room > 0 and room - used < _MIN_ROOM:
+            if (room > 0 and room - used < _MIN_ROOM) or (cap > 0 and optional >= cap):
                 break
+            start = end
         return chosen, used, loaded
 
     def _recent_block(

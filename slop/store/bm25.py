@@ -19,6 +19,7 @@ FTS5's ranking instead (`Ranking.fts5` is None then)."""
 
 from __future__ import annotations
 
+import heapq
 import json
 import math
 import re
@@ -29,6 +30,7 @@ from dataclasses import dataclass, field
 K1 = 1.2
 B = 0.75
 COUNT_CAP = 20_000  # rows counted for N; IDF changes little past it
+_KEPT_COLLECTIONS = 16
 _PHRASE = r'"(?:[^"]|"")*"'
 _OR_OF_PHRASES = re.compile(rf"^\s*{_PHRASE}(?:\s+OR\s+{_PHRASE})*\s*$")
 _ONE_PHRASE = re.compile(_PHRASE)
@@ -49,16 +51,23 @@ class Collection:
 
     rowids: list[int]  # newest first
     since: int  # the oldest of them: the range's lower bound
+    terms: frozenset[str] = frozenset()  # the phrases it matches (empty: not reusable)
+    newest: int = 0  # the bound it was read under
+
+    def complete_from(self) -> int:
+        """From which rowid on it holds every session row matching its terms: its
+        oldest when the bound cut it, else all of them (0)."""
+        return self.since if 0 < self.newest <= len(self.rowids) else 0
 
 
-def newest_matches(query: Query, match: str, newest: int) -> Collection:
+def newest_matches(query: Query, match: str, terms: list[str], newest: int) -> Collection:
     """One backward walk of the index: no ranking, no row of `messages` read."""
     rows = query(
         "SELECT rowid FROM history_fts WHERE history_fts MATCH ? ORDER BY rowid DESC LIMIT ?",
         (match, newest if newest > 0 else -1),
     )
     ids = [int(r[0]) for r in rows]
-    return Collection(ids, ids[-1] if ids else 0)
+    return Collection(ids, ids[-1] if ids else 0, frozenset(terms), newest)
 
 
 def newest_by_term(query: Query, scope: str, terms: list[str], newest: int, memo: Memo) -> Collection:
@@ -81,26 +90,72 @@ def newest_by_term(query: Query, scope: str, terms: list[str], newest: int, memo
     for term, rowids in per_term.items():
         complete_from = rowids[-1] if newest > 0 and len(rowids) >= newest else 0
         memo.postings[(scope, term)] = (complete_from, set(rowids))
-    return Collection(ids, ids[-1] if ids else 0)
+    return Collection(ids, ids[-1] if ids else 0, frozenset(terms), newest)
+
+
+def widened(query: Query, scope: str, base: Collection, terms: list[str], memo: Memo) -> Collection:
+    """The collection of `terms`, a superset of `base.terms` (the query expanded from
+    the first search's top hits), read from `base` and the added terms' postings alone:
+    `base` holds every session row of its terms from `base.complete_from()` on, and the
+    `newest` latest rows of the wider query lie in that range (it has at least as many
+    matches there), so the added terms are read inside it, scoped to the session: no
+    second walk of the whole query."""
+    since = base.complete_from()
+    rowids = set(base.rowids)
+    bound = since  # rises as the union fills: older rows can no longer be among the newest
+    for term in terms:
+        if term in base.terms:
+            continue
+        rows = query(
+            "SELECT rowid FROM history_fts WHERE history_fts MATCH ? AND rowid >= ? ORDER BY rowid DESC LIMIT ?",
+            (f"content : {term} AND {scope}", bound, base.newest if base.newest > 0 else -1),
+        )
+        found = [int(r[0]) for r in rows]
+        cut = base.newest > 0 and len(found) >= base.newest
+        memo.postings[(scope, term)] = (found[-1] if cut else bound, set(found))
+        rowids.update(found)
+        if base.newest > 0 and len(rowids) >= base.newest:
+            bound = max(bound, heapq.nlargest(base.newest, rowids)[-1])
+    ids = sorted(rowids, reverse=True)
+    if base.newest > 0:
+        ids = ids[: base.newest]
+    return Collection(ids, ids[-1] if ids else 0, frozenset(terms), base.newest)
 
 
 @dataclass(slots=True)
 class Memo:
     """What one search read that the next one over the same ledger state may reuse (a
     ranked request searches twice: the query, then the query expanded from its top
-    hits, over an overlapping range): term postings and row lengths. Emptied whenever
-    the ledger's change stamp moves."""
+    hits, over an overlapping range): term postings, row lengths, the sessions' row
+    counts and the collections read. Emptied whenever the ledger's change stamp moves
+    (any write, through this connection or another one)."""
 
     stamp: tuple[int, int] = (-1, -1)
     postings: dict[tuple[str, str], tuple[int, set[int]]] = field(default_factory=dict)
     lengths: dict[int, int] = field(default_factory=dict)
+    session_rows: dict[str, int] = field(default_factory=dict)
+    collections: dict[tuple[str, frozenset[str], int], Collection] = field(default_factory=dict)
 
     def check(self, stamp: tuple[int, int]) -> Memo:
         if stamp != self.stamp:
             self.stamp = stamp
             self.postings.clear()
             self.lengths.clear()
+            self.session_rows.clear()
+            self.collections.clear()
         return self
+
+    def base_for(self, scope: str, terms: list[str], newest: int) -> Collection | None:
+        """A collection read earlier under the same bound for some of `terms` (the
+        widest such one), which `widened` can extend to all of them."""
+        wanted = set(terms)
+        fits = [c for (s, t, n), c in self.collections.items() if s == scope and n == newest and t <= wanted]
+        return max(fits, key=lambda c: len(c.terms), default=None)
+
+    def keep(self, scope: str, found: Collection) -> None:
+        if len(self.collections) >= _KEPT_COLLECTIONS:  # many searches and no write: start afresh
+            self.collections.clear()
+        self.collections[(scope, found.terms, found.newest)] = found
 
 
 def scores(
@@ -127,11 +182,11 @@ def scores(
         weight = _idf(total, len(rows))
         for rowid in rows:
             idf_sum[rowid] += weight
-    scored = [
-        (rowid, idf * (K1 + 1) / (1 + K1 * (1 - B + B * max(1, lengths.get(rowid, 1)) / avg)))
-        for rowid, idf in idf_sum.items()
-    ]
-    return sorted(scored, key=lambda item: (-item[1], -item[0]))
+    # score = idf * (k1 + 1) / (1 + k1 * (1 - b + b * length / avg)), its constants hoisted
+    top, base, per_token = K1 + 1, 1 + K1 * (1 - B), K1 * B / avg
+    scored = [(idf * top / (base + per_token * max(1, lengths.get(rowid, 1))), rowid) for rowid, idf in idf_sum.items()]
+    scored.sort(reverse=True)  # best first; equal scores: newer first
+    return [(rowid, score) for score, rowid in scored]
 
 
 def _idf(total: int, df: int) -> float:

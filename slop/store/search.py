@@ -190,19 +190,26 @@ class HistorySearch:
             return self._fts5_ranked(session_id, fts_query, limit, status)
         scope = f"scope : {scope_token(session_id)}"
         memo = self._memo.check(self._db.change_stamp())
-        if self._session_rows(session_id) < bm25.COUNT_CAP:
+        base = memo.base_for(scope, terms, newest)
+        if base is not None:  # the expanded query of the same request: extend the first collection
+            found = bm25.widened(self._safe_query, scope, base, terms, memo)
+        elif self._session_rows(session_id, memo) < bm25.COUNT_CAP:
             found = bm25.newest_by_term(self._safe_query, scope, terms, newest, memo)
         else:
-            found = bm25.newest_matches(self._safe_query, scoped(session_id, fts_query), newest)
+            found = bm25.newest_matches(self._safe_query, scoped(session_id, fts_query), terms, newest)
+        memo.keep(scope, found)
         ranked = bm25.scores(self._safe_query, scope, found, terms, memo)
         return self._best_groups(ranked, status, limit)
 
-    def _session_rows(self, session_id: str) -> int:
+    def _session_rows(self, session_id: str, memo: bm25.Memo) -> int:
         """The session's rows, counted up to bm25.COUNT_CAP (an index range, at most that long)."""
-        count = self._db.scalar(
-            "SELECT count(*) FROM (SELECT 1 FROM messages WHERE session_id = ? LIMIT ?)", (session_id, bm25.COUNT_CAP)
-        )
-        return int(count or 0)
+        if session_id not in memo.session_rows:
+            count = self._db.scalar(
+                "SELECT count(*) FROM (SELECT 1 FROM messages WHERE session_id = ? LIMIT ?)",
+                (session_id, bm25.COUNT_CAP),
+            )
+            memo.session_rows[session_id] = int(count or 0)
+        return memo.session_rows[session_id]
 
     def _best_groups(self, ranked: list[tuple[int, float]], status: str, limit: int) -> list[GroupHit]:
         """The groups of the best-scored rows, each at its best row's score (negated:
