@@ -110,7 +110,7 @@ class RankedStrategy:
             filled = self._fill_recent(source, sid, found.current, chosen, used, room, cap, len(mandatory), loaded)
             chosen += filled
         order = sorted(set(chosen))
-        messages = source.messages_of_groups(sid, order, include_ungrouped=True)
+        messages = self._chosen_messages(source, sid, order, loaded)
         gaps = bool(order) and sorted(order, reverse=True) != source.last_group_ids(sid, len(order))
         notes = self._notes(terms, found.hits, ranked, mandatory, chosen, filled, order, gaps, budget)
         if recent_note:
@@ -122,6 +122,17 @@ class RankedStrategy:
                 f"({len(found.expanded)} group(s) found with it, fused as a third ranking).",
             )
         return Selection(tuple(messages), tuple(notes), GAPS_LAYER if gaps else "")
+
+    @staticmethod
+    def _chosen_messages(
+        source: HistorySource, sid: str, order: list[str], loaded: dict[str | None, list[Message]]
+    ) -> list[Message]:
+        """The chosen groups' messages and the ungrouped ones, in ledger order: the groups
+        the filling loaded already are not read (nor parsed) a second time."""
+        missing = [g for g in order if g not in loaded]
+        rows = source.messages_of_groups(sid, missing, include_ungrouped=True)
+        rows += [m for g in order if g in loaded for m in loaded[g]]
+        return sorted(rows, key=lambda m: m.id)
 
     @staticmethod
     def _fuse(session: SessionInfo, found: _Candidates, recency_scale: float) -> list[Ranked]:

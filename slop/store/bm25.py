@@ -106,12 +106,14 @@ def widened(query: Query, scope: str, base: Collection, terms: list[str], memo: 
     for term in terms:
         if term in base.terms:
             continue
-        rows = query(
-            "SELECT rowid FROM history_fts WHERE history_fts MATCH ? AND rowid >= ? ORDER BY rowid DESC LIMIT ?",
-            (f"content : {term} AND {scope}", bound, base.newest if base.newest > 0 else -1),
-        )
-        found = [int(r[0]) for r in rows]
-        cut = base.newest > 0 and len(found) >= base.newest
+        match = f"content : {term} AND {scope}"
+        if bound:  # newest first, as far as the bound needs (a word in every other row stops there)
+            sql = "SELECT rowid FROM history_fts WHERE history_fts MATCH ? AND rowid >= ? ORDER BY rowid DESC LIMIT ?"
+            found = [int(r[0]) for r in query(sql, (match, bound, base.newest if base.newest > 0 else -1))]
+        else:  # base holds all the session's matches, so the session is small: every row (forward: faster)
+            rows = query("SELECT rowid FROM history_fts WHERE history_fts MATCH ?", (match,))
+            found = sorted((int(r[0]) for r in rows), reverse=True)
+        cut = bound > 0 and base.newest > 0 and len(found) >= base.newest
         memo.postings[(scope, term)] = (found[-1] if cut else bound, set(found))
         rowids.update(found)
         if base.newest > 0 and len(rowids) >= base.newest:
@@ -134,6 +136,7 @@ class Memo:
     postings: dict[tuple[str, str], tuple[int, set[int]]] = field(default_factory=dict)
     lengths: dict[int, int] = field(default_factory=dict)
     session_rows: dict[str, int] = field(default_factory=dict)
+    groups: dict[str, dict[int, str | None]] = field(default_factory=dict)  # by status filter: rowid -> group
     collections: dict[tuple[str, frozenset[str], int], Collection] = field(default_factory=dict)
 
     def check(self, stamp: tuple[int, int]) -> Memo:
@@ -142,6 +145,7 @@ class Memo:
             self.postings.clear()
             self.lengths.clear()
             self.session_rows.clear()
+            self.groups.clear()
             self.collections.clear()
         return self
 

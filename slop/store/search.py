@@ -171,6 +171,11 @@ class HistorySearch:
     def __init__(self, db: Database) -> None:
         self._db = db
         self._memo = bm25.Memo()
+        # Sessions once counted at bm25.COUNT_CAP rows or more: not counted again (a
+        # 2 ms walk each request). Should rows be deleted since, the search only reads
+        # the collection the other way (newest_matches instead of newest_by_term: the
+        # same rows, at another cost), so a stale entry never changes a result.
+        self._big: set[str] = set()
 
     def groups(
         self, session_id: str, fts_query: str, limit: int, *, archived: bool = False, newest: int = 0
@@ -199,33 +204,43 @@ class HistorySearch:
             found = bm25.newest_matches(self._safe_query, scoped(session_id, fts_query), terms, newest)
         memo.keep(scope, found)
         ranked = bm25.scores(self._safe_query, scope, found, terms, memo)
-        return self._best_groups(ranked, status, limit)
+        return self._best_groups(ranked, status, limit, memo)
 
     def _session_rows(self, session_id: str, memo: bm25.Memo) -> int:
         """The session's rows, counted up to bm25.COUNT_CAP (an index range, at most that long)."""
+        if session_id in self._big:
+            return bm25.COUNT_CAP
         if session_id not in memo.session_rows:
             count = self._db.scalar(
                 "SELECT count(*) FROM (SELECT 1 FROM messages WHERE session_id = ? LIMIT ?)",
                 (session_id, bm25.COUNT_CAP),
             )
             memo.session_rows[session_id] = int(count or 0)
+            if memo.session_rows[session_id] >= bm25.COUNT_CAP:
+                self._big.add(session_id)
         return memo.session_rows[session_id]
 
-    def _best_groups(self, ranked: list[tuple[int, float]], status: str, limit: int) -> list[GroupHit]:
+    def _best_groups(self, ranked: list[tuple[int, float]], status: str, limit: int, memo: bm25.Memo) -> list[GroupHit]:
         """The groups of the best-scored rows, each at its best row's score (negated:
         lower is better, as FTS5's rank), looked up a batch at a time, as far down as
-        `limit` groups need."""
+        `limit` groups need (rows looked up by an earlier search of the same ledger state
+        are not looked up again)."""
         out: dict[str, float] = {}
-        for start in range(0, len(ranked), _GROUP_BATCH):
-            batch = ranked[start : start + _GROUP_BATCH]
-            rows = self._safe_query(
-                f"SELECT id, group_id FROM messages WHERE id IN (SELECT value FROM json_each(?))"
-                f" AND group_id IS NOT NULL AND {status.replace('m.', '')}",
-                (json.dumps([rowid for rowid, _ in batch]),),
-            )
-            group_of = {int(r[0]): str(r[1]) for r in rows}
+        group_of = memo.groups.setdefault(status, {})  # rowid -> its group, None: hidden or ungrouped
+        size = max(_GROUP_BATCH, limit + limit // 2)  # top rows are mostly of distinct groups
+        for start in range(0, len(ranked), size):
+            batch = ranked[start : start + size]
+            unknown = [rowid for rowid, _ in batch if rowid not in group_of]
+            if unknown:
+                rows = self._db.tuples(
+                    f"SELECT id, group_id FROM messages WHERE id IN (SELECT value FROM json_each(?))"
+                    f" AND group_id IS NOT NULL AND {status.replace('m.', '')}",
+                    (json.dumps(unknown),),
+                )
+                group_of.update(dict.fromkeys(unknown))
+                group_of.update((int(r[0]), str(r[1])) for r in rows)
             for rowid, score in batch:
-                gid = group_of.get(rowid)
+                gid = group_of[rowid]
                 if gid is not None and gid not in out:
                     out[gid] = -score
                     if len(out) >= limit:
