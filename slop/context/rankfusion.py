@@ -54,9 +54,9 @@ def expansion_terms(messages: list[Message], terms: list[str], n: int) -> list[s
     counts: Counter[str] = Counter()
     for msg in messages:
         # Distinct words in text order (not a set: its order follows the per-process hash
-        # seed, and most_common keeps first-seen order among equal counts).
-        fresh = (w for w in words(readable(msg)) if informative(w) and w not in have and not w.isdigit())
-        counts.update(dict.fromkeys(fresh, 1))
+        # seed, and most_common keeps first-seen order among equal counts), each tested once.
+        distinct = dict.fromkeys(words(readable(msg)))
+        counts.update(dict.fromkeys((w for w in distinct if w not in have and not w.isdigit() and informative(w)), 1))
     return [w for w, c in counts.most_common(n) if c > 1 or len(messages) == 1]
 
 
