@@ -196,10 +196,12 @@ class HistorySearch:
         scope = f"scope : {scope_token(session_id)}"
         memo = self._memo.check(self._db.change_stamp())
         base = memo.base_for(scope, terms, newest)
+        small = self._session_rows(session_id, memo) < bm25.COUNT_CAP
+        order = memo.session_order.get(session_id, "") if small else ""
         if base is not None:  # the expanded query of the same request: extend the first collection
-            found = bm25.widened(self._safe_query, scope, base, terms, memo)
-        elif self._session_rows(session_id, memo) < bm25.COUNT_CAP:
-            found = bm25.newest_by_term(self._safe_query, scope, terms, newest, memo)
+            found = bm25.widened(self._safe_query, scope, base, terms, memo, order)
+        elif small:
+            found = bm25.newest_by_term(self._safe_query, scope, terms, newest, memo, order)
         else:
             found = bm25.newest_matches(self._safe_query, scoped(session_id, fts_query), terms, newest)
         memo.keep(scope, found)
@@ -207,15 +209,19 @@ class HistorySearch:
         return self._best_groups(ranked, status, limit, memo)
 
     def _session_rows(self, session_id: str, memo: bm25.Memo) -> int:
-        """The session's rows, counted up to bm25.COUNT_CAP (an index range, at most that long)."""
+        """The session's rows, counted up to bm25.COUNT_CAP (an index range, at most that
+        long), and, below the cap, how to read its words (memo.session_order)."""
         if session_id in self._big:
             return bm25.COUNT_CAP
         if session_id not in memo.session_rows:
-            count = self._db.scalar(
-                "SELECT count(*) FROM (SELECT 1 FROM messages WHERE session_id = ? LIMIT ?)",
+            row = self._db.tuples(
+                "SELECT count(*), min(id), (SELECT max(id) FROM messages)"
+                " FROM (SELECT id FROM messages WHERE session_id = ? LIMIT ?)",
                 (session_id, bm25.COUNT_CAP),
-            )
-            memo.session_rows[session_id] = int(count or 0)
+            )[0]
+            memo.session_rows[session_id] = int(row[0] or 0)
+            # below the cap every row was read, so min(id) is the session's first row
+            memo.session_order[session_id] = bm25.walk_order(int(row[1] or 0), int(row[2] or 0))
             if memo.session_rows[session_id] >= bm25.COUNT_CAP:
                 self._big.add(session_id)
         return memo.session_rows[session_id]

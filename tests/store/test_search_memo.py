@@ -112,3 +112,20 @@ def test_a_session_counted_big_and_emptied_since_is_still_searched_right(store: 
     store.db.execute("DELETE FROM messages WHERE session_id = 'a'")
     kept = turn(store, "a", "heron again")
     assert [g for g, _ in hits(search, '"heron"', 25)] == [kept]
+
+
+def test_a_session_begun_late_in_the_ledger_is_searched_as_an_old_one(store: Store) -> None:
+    """A small session's words are walked backwards when it began in the ledger's newer
+    half, forwards when it spans the ledger: the same turns either way."""
+    old = [turn(store, "old", f"heron note {i}") for i in range(40)]
+    for i in range(40):
+        turn(store, "other", f"heron elsewhere {i}")
+    old.append(turn(store, "old", "heron and kestrel, late"))
+    new = [turn(store, "new", f"heron note {i}") for i in range(10)]
+    new.append(turn(store, "new", "heron and kestrel, late"))
+    for session, groups in (("old", old), ("new", new)):
+        search = HistorySearch(store.db)
+        found = hits(search, '"heron" OR "kestrel"', 1000, session)
+        assert found[0][0] == groups[-1]
+        assert {g for g, _ in found} == set(groups)
+        assert hits(search, '"heron" OR "kestrel" OR "note"', 1000, session)[0][0] == groups[-1]
