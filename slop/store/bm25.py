@@ -59,14 +59,40 @@ class Collection:
         return self.since if 0 < self.newest <= len(self.rowids) else 0
 
 
-def newest_matches(query: Query, match: str, terms: list[str], newest: int) -> Collection:
-    """One backward walk of the index: no ranking, no row of `messages` read."""
-    rows = query(
-        "SELECT rowid FROM history_fts WHERE history_fts MATCH ? ORDER BY rowid DESC LIMIT ?",
-        (match, newest if newest > 0 else -1),
-    )
-    ids = [int(r[0]) for r in rows]
+def newest_in_range(query: Query, scope: str, terms: list[str], newest: int, memo: Memo, last: int) -> Collection:
+    """The collection of a big session, read word by word over the ledger's newest rows
+    (up to rowid `last`): a span guessed to hold `newest` matches, widened by the match
+    rate seen until it does. Each word's rows in the span are its postings for the
+    ranking, so nothing is read twice, and there is no walk of the whole OR (FTS5 walks
+    an OR of 16 words at 2-3x the cost of reading each). When every rowid of the span is
+    the session's (the session being worked in, alone at the end of the ledger), the
+    words are read without the session token: an AND costs 2x a plain read."""
+    span = 4 * newest if newest > 0 else last
+    while True:
+        low = max(1, last - span + 1)
+        # a span past COUNT_CAP rows is not counted: the count would cost what it saves
+        own = last - low + 1 <= COUNT_CAP and _rows_in_span(query, scope, low, last) == last - low + 1
+        per_term = {t: _read_span(query, f"content : {t}" + ("" if own else f" AND {scope}"), low, last) for t in terms}
+        union = set().union(*per_term.values())
+        if low == 1 or len(union) >= newest:
+            break
+        span = max(2 * span, int(span * newest / max(1, len(union)) * 1.25))  # the rate seen, and a margin
+    for term, rows in per_term.items():
+        memo.postings[(scope, term)] = (low, rows)  # every row of the word from `low` on
+    ids = sorted(union, reverse=True)[:newest] if newest > 0 else sorted(union, reverse=True)
     return Collection(ids, ids[-1] if ids else 0, frozenset(terms), newest)
+
+
+def _rows_in_span(query: Query, scope: str, low: int, last: int) -> int:
+    sql = "SELECT count(*) FROM history_fts WHERE history_fts MATCH ? AND rowid BETWEEN ? AND ?"
+    rows = query(sql, (scope, low, last))
+    return int(rows[0][0]) if rows else 0
+
+
+def _read_span(query: Query, match: str, low: int, last: int) -> set[int]:
+    """Backwards: FTS5 steps through a doclist to a lower bound instead of seeking."""
+    sql = "SELECT rowid FROM history_fts WHERE history_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rowid DESC"
+    return {int(r[0]) for r in query(sql, (match, low, last))}
 
 
 def newest_by_term(query: Query, scope: str, terms: list[str], newest: int, memo: Memo, order: str = "") -> Collection:

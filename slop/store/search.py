@@ -173,7 +173,7 @@ class HistorySearch:
         self._memo = bm25.Memo()
         # Sessions once counted at bm25.COUNT_CAP rows or more: not counted again (a
         # 2 ms walk each request). Should rows be deleted since, the search only reads
-        # the collection the other way (newest_matches instead of newest_by_term: the
+        # the collection the other way (newest_in_range instead of newest_by_term: the
         # same rows, at another cost), so a stale entry never changes a result.
         self._big: set[str] = set()
 
@@ -203,7 +203,8 @@ class HistorySearch:
         elif small:
             found = bm25.newest_by_term(self._safe_query, scope, terms, newest, memo, order)
         else:
-            found = bm25.newest_matches(self._safe_query, scoped(session_id, fts_query), terms, newest)
+            last = int(self._db.scalar("SELECT max(id) FROM messages") or 0)
+            found = bm25.newest_in_range(self._safe_query, scope, terms, newest, memo, last)
         memo.keep(scope, found)
         ranked = bm25.scores(self._safe_query, scope, found, terms, memo)
         return self._best_groups(ranked, status, limit, memo)

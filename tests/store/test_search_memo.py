@@ -129,3 +129,27 @@ def test_a_session_begun_late_in_the_ledger_is_searched_as_an_old_one(store: Sto
         assert found[0][0] == groups[-1]
         assert {g for g, _ in found} == set(groups)
         assert hits(search, '"heron" OR "kestrel" OR "note"', 1000, session)[0][0] == groups[-1]
+
+
+@pytest.mark.parametrize("interleaved", [False, True])
+def test_a_big_session_ranks_as_a_small_one_whether_or_not_it_owns_the_newest_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, interleaved: bool
+) -> None:
+    """A big session's words are read over the ledger's newest rows, without the session
+    token when every one of them is the session's: the same ranking as word by word."""
+    store = Store.open(str(tmp_path / "l.db"))
+    try:
+        for i in range(20):
+            turn(store, "old", f"heron tern gull {i}")
+        for i in range(60):
+            turn(store, "a", f"the heron parser {i} {'gull' if i % 2 else 'tern'} {'wren' if i % 7 == 0 else ''}")
+            if interleaved and i % 5 == 0:
+                turn(store, "b", "heron gull tern wren elsewhere")
+        queries = ['"heron" OR "wren"', '"heron" OR "wren" OR "gull" OR "plover"']
+        cases = [(q, n) for q in queries for n in (3, 10, 25)]  # ranges under the cap: N is not capped
+        small = [hits(HistorySearch(store.db), q, n) for q, n in cases]
+        monkeypatch.setattr(bm25, "COUNT_CAP", 100)  # "a" (120 rows) is big now; a span of 4 x 25 is counted
+        big = HistorySearch(store.db)
+        assert [hits(big, q, n) for q, n in cases] == small
+    finally:
+        store.close()
