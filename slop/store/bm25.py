@@ -30,6 +30,7 @@ K1 = 1.2
 B = 0.75
 COUNT_CAP = 20_000  # rows counted for N; IDF changes little past it
 _KEPT_COLLECTIONS = 16
+_FIRST_SPAN = 6  # rows per wanted match in a big session's first span (16 common words: ~3)
 _PHRASE = r'"(?:[^"]|"")*"'
 _OR_OF_PHRASES = re.compile(rf"^\s*{_PHRASE}(?:\s+OR\s+{_PHRASE})*\s*$")
 _ONE_PHRASE = re.compile(_PHRASE)
@@ -52,6 +53,7 @@ class Collection:
     since: int  # the oldest of them: the range's lower bound
     terms: frozenset[str] = frozenset()  # the phrases it matches (empty: not reusable)
     newest: int = 0  # the bound it was read under
+    owned: tuple[int, int] = (0, 0)  # a rowid range all of whose rows are the session's (none: (0, 0))
 
     def complete_from(self) -> int:
         """From which rowid on it holds every session row matching its terms: its
@@ -67,7 +69,7 @@ def newest_in_range(query: Query, scope: str, terms: list[str], newest: int, mem
     an OR of 16 words at 2-3x the cost of reading each). When every rowid of the span is
     the session's (the session being worked in, alone at the end of the ledger), the
     words are read without the session token: an AND costs 2x a plain read."""
-    span = 4 * newest if newest > 0 else last
+    span = _FIRST_SPAN * newest if newest > 0 else last
     while True:
         low = max(1, last - span + 1)
         # a span past COUNT_CAP rows is not counted: the count would cost what it saves
@@ -76,11 +78,11 @@ def newest_in_range(query: Query, scope: str, terms: list[str], newest: int, mem
         union = set().union(*per_term.values())
         if low == 1 or len(union) >= newest:
             break
-        span = max(2 * span, int(span * newest / max(1, len(union)) * 1.25))  # the rate seen, and a margin
+        span = int(span * max(1.5, 1.3 * newest / max(1, len(union))))  # the rate seen, and a margin
     for term, rows in per_term.items():
         memo.postings[(scope, term)] = (low, rows)  # every row of the word from `low` on
     ids = sorted(union, reverse=True)[:newest] if newest > 0 else sorted(union, reverse=True)
-    return Collection(ids, ids[-1] if ids else 0, frozenset(terms), newest)
+    return Collection(ids, ids[-1] if ids else 0, frozenset(terms), newest, (low, last) if own else (0, 0))
 
 
 def _rows_in_span(query: Query, scope: str, low: int, last: int) -> int:
@@ -158,7 +160,7 @@ def widened(query: Query, scope: str, base: Collection, terms: list[str], memo: 
     ids = sorted(rowids, reverse=True)
     if base.newest > 0:
         ids = ids[: base.newest]
-    return Collection(ids, ids[-1] if ids else 0, frozenset(terms), base.newest)
+    return Collection(ids, ids[-1] if ids else 0, frozenset(terms), base.newest, base.owned)
 
 
 @dataclass(slots=True)
@@ -214,7 +216,11 @@ def scores(
         memo.lengths.update(_lengths(query, missing))
     lengths = memo.lengths
     avg = max(1.0, sum(map(lengths.__getitem__, ids)) / len(ids))
-    total = _rows_in_range(query, scope, found.since, len(ids))
+    low, last = found.owned
+    if low and low <= found.since:  # every rowid from `since` on is the session's: N needs no count
+        total = max(len(ids), min(COUNT_CAP, last - found.since + 1))
+    else:
+        total = _rows_in_range(query, scope, found.since, len(ids))
     idf_sum: dict[int, float] = dict.fromkeys(found.rowids, 0.0)
     for term in terms:
         known = memo.postings.get((scope, term))

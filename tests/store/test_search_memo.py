@@ -148,7 +148,7 @@ def test_a_big_session_ranks_as_a_small_one_whether_or_not_it_owns_the_newest_ro
         queries = ['"heron" OR "wren"', '"heron" OR "wren" OR "gull" OR "plover"']
         cases = [(q, n) for q in queries for n in (3, 10, 25)]  # ranges under the cap: N is not capped
         small = [hits(HistorySearch(store.db), q, n) for q, n in cases]
-        monkeypatch.setattr(bm25, "COUNT_CAP", 100)  # "a" (120 rows) is big now; a span of 4 x 25 is counted
+        monkeypatch.setattr(bm25, "COUNT_CAP", 100)  # "a" (120 rows) is big now; a span of 6 x 10 is counted
         big = HistorySearch(store.db)
         assert [hits(big, q, n) for q, n in cases] == small
     finally:
