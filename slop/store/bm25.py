@@ -7,15 +7,18 @@ scope alone, and a long prompt's 16 common words add their ledger-wide doclists;
 walk costs more than ranking the matches does, and no LIMIT or rowid bound shortens it.
 
 So ranking is done here, over a collection the bound defines: the session's `newest`
-most recent matching messages (one backward walk of the index, no ranking). Each term's
-postings are read inside that rowid range only (FTS5 seeks to it), so the work follows
-the bound, not the session or the ledger. The statistics are those of the range: N =
+most recent matching messages. A small session's are read word by word
+(`newest_by_term`), a big one's word by word over a span of the ledger's newest rows
+(`newest_in_range`); each word's rows, read backwards (FTS5 steps through a doclist to
+a lower rowid bound rather than seek to it), are also its postings for the ranking, so
+the work follows the bound and the query's words, not the session's length. The
+expanded query extends that collection (`widened`). The statistics are those of the range: N =
 the session's rows in it, df = how many of the matched messages hold the term, document
 length = the row's stored token count. Term frequency is taken as 1 (the index gives
 postings by SQL, not counts); BM25's saturation makes a repeat worth little anyway.
 
 A query that is not a plain OR of quoted phrases (what the strategies send) goes to
-FTS5's ranking instead (`Ranking.fts5` is None then)."""
+FTS5's ranking instead (`phrases` returns None for it)."""
 
 from __future__ import annotations
 
