@@ -148,7 +148,8 @@ def widened(query: Query, scope: str, base: Collection, terms: list[str], memo: 
     for term in terms:
         if term in base.terms:
             continue
-        match = f"content : {term} AND {scope}"
+        owned = 0 < base.owned[0] <= bound  # every row from `bound` on is the session's: no token needed
+        match = f"content : {term}" if owned else f"content : {term} AND {scope}"
         if bound:  # newest first, as far as the bound needs (a word in every other row stops there)
             sql = "SELECT rowid FROM history_fts WHERE history_fts MATCH ? AND rowid >= ? ORDER BY rowid DESC LIMIT ?"
             found = [int(r[0]) for r in query(sql, (match, bound, base.newest if base.newest > 0 else -1))]
