@@ -54,20 +54,23 @@ def expansion_terms(messages: list[Message], terms: list[str], n: int) -> list[s
     counts: Counter[str] = Counter()
     for msg in messages:
         # Distinct words in text order (not a set: its order follows the per-process hash
-        # seed, and most_common keeps first-seen order among equal counts).
-        fresh = (w for w in words(readable(msg)) if informative(w) and w not in have and not w.isdigit())
-        counts.update(dict.fromkeys(fresh, 1))
+        # seed, and most_common keeps first-seen order among equal counts), each tested once.
+        distinct = dict.fromkeys(words(readable(msg)))
+        counts.update(dict.fromkeys((w for w in distinct if w not in have and not w.isdigit() and informative(w)), 1))
     return [w for w, c in counts.most_common(n) if c > 1 or len(messages) == 1]
 
 
 def readable(msg: Message) -> str:
     """What a row says, without the provider's JSON structure: a tool-call row's keys
     ("role", "tool_calls", "function", ...) are in every such row, so as expansion words
-    they would match every tool call of the session."""
+    they would match every tool call of the session. The tool's name is left out for
+    the same reason: "read" and "file" of read_file are in every call of that tool (a
+    third of a busy session's rows), so as expansion words they widened the query to
+    all of them, and made the expanded search read them all."""
     if msg.status != Status.TOOL_CALL:
         return msg.content
     parsed = parse(msg)
-    return " ".join([parsed.text, *(f"{c.name} {_values(c.arguments)}" for c in parsed.tool_calls)])
+    return " ".join([parsed.text, *(_values(c.arguments) for c in parsed.tool_calls)])
 
 
 def _values(arguments: str) -> str:

@@ -171,6 +171,11 @@ class HistorySearch:
     def __init__(self, db: Database) -> None:
         self._db = db
         self._memo = bm25.Memo()
+        # Sessions once counted at bm25.COUNT_CAP rows or more: not counted again (a
+        # 2 ms walk each request). Should rows be deleted since, the search only reads
+        # the collection the other way (newest_in_range instead of newest_by_term: the
+        # same rows, at another cost), so a stale entry never changes a result.
+        self._big: set[str] = set()
 
     def groups(
         self, session_id: str, fts_query: str, limit: int, *, archived: bool = False, newest: int = 0
@@ -190,35 +195,59 @@ class HistorySearch:
             return self._fts5_ranked(session_id, fts_query, limit, status)
         scope = f"scope : {scope_token(session_id)}"
         memo = self._memo.check(self._db.change_stamp())
-        if self._session_rows(session_id) < bm25.COUNT_CAP:
-            found = bm25.newest_by_term(self._safe_query, scope, terms, newest, memo)
+        base = memo.base_for(scope, terms, newest)
+        small = self._session_rows(session_id, memo) < bm25.COUNT_CAP
+        order = memo.session_order.get(session_id, "") if small else ""
+        if base is not None:  # the expanded query of the same request: extend the first collection
+            found = bm25.widened(self._safe_query, scope, base, terms, memo, order)
+        elif small:
+            found = bm25.newest_by_term(self._safe_query, scope, terms, newest, memo, order)
         else:
-            found = bm25.newest_matches(self._safe_query, scoped(session_id, fts_query), newest)
+            last = int(self._db.scalar("SELECT max(id) FROM messages") or 0)
+            found = bm25.newest_in_range(self._safe_query, scope, terms, newest, memo, last)
+        memo.keep(scope, found)
         ranked = bm25.scores(self._safe_query, scope, found, terms, memo)
-        return self._best_groups(ranked, status, limit)
+        return self._best_groups(ranked, status, limit, memo)
 
-    def _session_rows(self, session_id: str) -> int:
-        """The session's rows, counted up to bm25.COUNT_CAP (an index range, at most that long)."""
-        count = self._db.scalar(
-            "SELECT count(*) FROM (SELECT 1 FROM messages WHERE session_id = ? LIMIT ?)", (session_id, bm25.COUNT_CAP)
-        )
-        return int(count or 0)
+    def _session_rows(self, session_id: str, memo: bm25.Memo) -> int:
+        """The session's rows, counted up to bm25.COUNT_CAP (an index range, at most that
+        long), and, below the cap, how to read its words (memo.session_order)."""
+        if session_id in self._big:
+            return bm25.COUNT_CAP
+        if session_id not in memo.session_rows:
+            row = self._db.tuples(
+                "SELECT count(*), min(id), (SELECT max(id) FROM messages)"
+                " FROM (SELECT id FROM messages WHERE session_id = ? LIMIT ?)",
+                (session_id, bm25.COUNT_CAP),
+            )[0]
+            memo.session_rows[session_id] = int(row[0] or 0)
+            # below the cap every row was read, so min(id) is the session's first row
+            memo.session_order[session_id] = bm25.walk_order(int(row[1] or 0), int(row[2] or 0))
+            if memo.session_rows[session_id] >= bm25.COUNT_CAP:
+                self._big.add(session_id)
+        return memo.session_rows[session_id]
 
-    def _best_groups(self, ranked: list[tuple[int, float]], status: str, limit: int) -> list[GroupHit]:
+    def _best_groups(self, ranked: list[tuple[int, float]], status: str, limit: int, memo: bm25.Memo) -> list[GroupHit]:
         """The groups of the best-scored rows, each at its best row's score (negated:
         lower is better, as FTS5's rank), looked up a batch at a time, as far down as
-        `limit` groups need."""
+        `limit` groups need (rows looked up by an earlier search of the same ledger state
+        are not looked up again)."""
         out: dict[str, float] = {}
-        for start in range(0, len(ranked), _GROUP_BATCH):
-            batch = ranked[start : start + _GROUP_BATCH]
-            rows = self._safe_query(
-                f"SELECT id, group_id FROM messages WHERE id IN (SELECT value FROM json_each(?))"
-                f" AND group_id IS NOT NULL AND {status.replace('m.', '')}",
-                (json.dumps([rowid for rowid, _ in batch]),),
-            )
-            group_of = {int(r[0]): str(r[1]) for r in rows}
+        group_of = memo.groups.setdefault(status, {})  # rowid -> its group, None: hidden or ungrouped
+        size = max(_GROUP_BATCH, limit + limit // 2)  # top rows are mostly of distinct groups
+        for start in range(0, len(ranked), size):
+            batch = ranked[start : start + size]
+            unknown = [rowid for rowid, _ in batch if rowid not in group_of]
+            if unknown:
+                rows = self._db.tuples(
+                    f"SELECT id, group_id FROM messages WHERE id IN (SELECT value FROM json_each(?))"
+                    f" AND group_id IS NOT NULL AND {status.replace('m.', '')}",
+                    (json.dumps(unknown),),
+                )
+                group_of.update(dict.fromkeys(unknown))
+                group_of.update((int(r[0]), str(r[1])) for r in rows)
             for rowid, score in batch:
-                gid = group_of.get(rowid)
+                gid = group_of[rowid]
                 if gid is not None and gid not in out:
                     out[gid] = -score
                     if len(out) >= limit:

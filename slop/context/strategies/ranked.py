@@ -160,7 +160,7 @@ class RankedStrategy(ContextStrategy):
             filled = self._fill_recent(source, sid, found.current, chosen, used, room, cap, len(mandatory), loaded)
             chosen += filled
         order = sorted(set(chosen))
-        messages = source.messages_of_groups(sid, order, include_ungrouped=True)
+        messages = self._chosen_messages(source, sid, order, loaded)
         gaps = bool(order) and sorted(order, reverse=True) != source.last_group_ids(sid, len(order))
         notes = self._notes(terms, found.hits, ranked, mandatory, chosen, filled, order, gaps, budget)
         if recent_note:
@@ -172,6 +172,17 @@ class RankedStrategy(ContextStrategy):
                 f"({len(found.expanded)} group(s) found with it, fused as a third ranking).",
             )
         return Selection(tuple(messages), tuple(notes), GAPS_LAYER if gaps else "")
+
+    @staticmethod
+    def _chosen_messages(
+        source: HistorySource, sid: str, order: list[str], loaded: dict[str | None, list[Message]]
+    ) -> list[Message]:
+        """The chosen groups' messages and the ungrouped ones, in ledger order: the groups
+        the filling loaded already are not read (nor parsed) a second time."""
+        missing = [g for g in order if g not in loaded]
+        rows = source.messages_of_groups(sid, missing, include_ungrouped=True)
+        rows += [m for g in order if g in loaded for m in loaded[g]]
+        return sorted(rows, key=lambda m: m.id)
 
     @staticmethod
     def _fuse(session: SessionInfo, found: _Candidates, recency_scale: float) -> list[Ranked]:
@@ -251,11 +262,12 @@ class RankedStrategy(ContextStrategy):
             if gid in loaded or gid == current:
                 chosen.append(gid)
                 used += group_cost(loaded.get(gid, []), active=gid == current)
-        optional = 0
-        for start in range(0, len(ranked), _FILL_BATCH):  # load as far down the ranking as the room reaches
-            batch = [g for g in ranked[start : start + _FILL_BATCH] if g not in loaded]
-            loaded.update(group_map(source.messages_of_groups(sid, batch)))
-            for gid in ranked[start : start + _FILL_BATCH]:
+        optional = start = 0
+        while start < len(ranked):  # load as far down the ranking as the room reaches
+            # no more groups than the window still takes: parsing rows is most of the cost
+            end = start + (min(_FILL_BATCH, cap - optional) if cap > 0 else _FILL_BATCH)
+            loaded.update(group_map(source.messages_of_groups(sid, [g for g in ranked[start:end] if g not in loaded])))
+            for gid in ranked[start:end]:
                 if gid in chosen or gid not in loaded:
                     continue
                 if cap > 0 and optional >= cap:
@@ -266,8 +278,9 @@ class RankedStrategy(ContextStrategy):
                 chosen.append(gid)
                 used += size
                 optional += 1
-            if room > 0 and room - used < _MIN_ROOM:
+            if (room > 0 and room - used < _MIN_ROOM) or (cap > 0 and optional >= cap):
                 break
+            start = end
         return chosen, used, loaded
 
     def _recent_block(
