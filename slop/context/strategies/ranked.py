@@ -24,14 +24,24 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from slop.context.costs import group_cost, marker_tokens
-from slop.context.options import Option, option
+from slop.context.options import option
 from slop.context.rankfusion import Ranked, expansion_terms, rrf
 from slop.context.selecting import group_map
 from slop.context.strategies.base import ContextStrategy, HistorySource, Selection
-from slop.context.textsearch import fts_query, informative_terms
+from slop.context.strategies.ranked_search import (
+    FEEDBACK_GROUPS,
+    RANKED_BM25_WEIGHT,
+    RANKED_EXPANSION_WEIGHT,
+    RANKED_K,
+    RANKED_KEEP_LAST,
+    RANKED_OPTIONS,
+    RANKED_RECENCY_WEIGHT,
+    RANKED_RECENT_SHARE,
+    Candidates,
+    find_candidates,
+)
+from slop.context.textsearch import informative_terms
 from slop.records import Message, SessionInfo
 from slop.tokenestimate import estimate
 
@@ -46,68 +56,8 @@ GAPS_LAYER = (
 )
 
 _FILL_BATCH = 50
-_FEEDBACK_GROUPS = 3  # top hits whose words expand the query
 _POINTING_HITS = 10  # top BM25 hits that decide how much the recent flow gets
 _MIN_ROOM = 16  # tokens: below this nothing more fits
-TAIL_FACTOR = 4  # BM25 hits beyond the fused candidates may still fill the budget
-
-RANKED_K = Option("ranked_k", 60, float, 1, 1000, "ranked", "RRF constant k: score = sum of w / (k + rank)")
-RANKED_BM25_WEIGHT = Option("ranked_bm25_weight", 1.5, float, 0, 100, "ranked", "RRF weight of the BM25 rank")
-RANKED_RECENCY_WEIGHT = Option("ranked_recency_weight", 1.0, float, 0, 100, "ranked", "RRF weight of the recency rank")
-RANKED_KEEP_LAST = Option(
-    "ranked_keep_last", 2, int, 0, 1000, "ranked", "the last K groups are always kept (current one included)"
-)
-RANKED_CANDIDATES = Option(
-    "ranked_candidates", 50, int, 1, 1000, "ranked", "FTS hits and recent groups ranked per request"
-)
-RANKED_SEARCH_LIMIT = Option(
-    "ranked_search_limit",
-    1000,
-    int,
-    0,
-    10_000_000,
-    "ranked",
-    "matching messages BM25 ranks per search, newest first (0 = all; bounds the cost)",
-)
-RANKED_RECENT_SHARE = Option(
-    "ranked_recent_share",
-    1.0,
-    float,
-    0,
-    1,
-    "ranked",
-    "share of the budget the most recent groups get first, before the ranked ones",
-)
-RANKED_EXPANSION_TERMS = Option(
-    "ranked_expansion_terms", 5, int, 0, 50, "ranked", "query expansion: words taken from the top 3 hits (0 = off)"
-)
-RANKED_EXPANSION_WEIGHT = Option(
-    "ranked_expansion_weight", 1.0, float, 0, 100, "ranked", "RRF weight of the expanded-query ranking"
-)
-RANKED_OPTIONS = (
-    RANKED_K,
-    RANKED_BM25_WEIGHT,
-    RANKED_RECENCY_WEIGHT,
-    RANKED_KEEP_LAST,
-    RANKED_CANDIDATES,
-    RANKED_SEARCH_LIMIT,
-    RANKED_RECENT_SHARE,
-    RANKED_EXPANSION_TERMS,
-    RANKED_EXPANSION_WEIGHT,
-)
-
-
-@dataclass(frozen=True, slots=True)
-class _Candidates:
-    """What one search found: the current group, the newest groups, BM25 hits and the fused ranking."""
-
-    current: str | None
-    recent: list[str]
-    hits: list[str]
-    tail: list[str]
-    extra: list[str]
-    expanded: list[str]
-    recency: list[str]  # the hits, newest first (the subset rule)
 
 
 class RankedStrategy(ContextStrategy):
@@ -124,7 +74,7 @@ class RankedStrategy(ContextStrategy):
         if not terms:
             return self._window_fallback(source, session, query)
         keep_last = int(option(session, RANKED_KEEP_LAST))
-        found = self._candidates(source, session, terms)
+        found = find_candidates(source, session, terms)
         mandatory: list[str] = []
         for gid in [found.current, *found.recent[:keep_last], *source.system_group_ids(sid)]:
             if gid and gid not in mandatory:
@@ -168,7 +118,7 @@ class RankedStrategy(ContextStrategy):
         if found.extra:
             notes.insert(
                 1,
-                f"Query expansion from the top {_FEEDBACK_GROUPS} hits: {' '.join(found.extra)} "
+                f"Query expansion from the top {FEEDBACK_GROUPS} hits: {' '.join(found.extra)} "
                 f"({len(found.expanded)} group(s) found with it, fused as a third ranking).",
             )
         return Selection(tuple(messages), tuple(notes), GAPS_LAYER if gaps else "")
@@ -185,7 +135,7 @@ class RankedStrategy(ContextStrategy):
         return sorted(rows, key=lambda m: m.id)
 
     @staticmethod
-    def _fuse(session: SessionInfo, found: _Candidates, recency_scale: float) -> list[Ranked]:
+    def _fuse(session: SessionInfo, found: Candidates, recency_scale: float) -> list[Ranked]:
         """RRF of the BM25, recency and expanded-query rankings."""
         return rrf(
             found.hits,
@@ -209,41 +159,6 @@ class RankedStrategy(ContextStrategy):
                 f"fell back to the window ({'full history' if n <= 0 else f'last {n} group(s)'}).",
             ),
         )
-
-    @staticmethod
-    def _candidates(source: HistorySource, session: SessionInfo, terms: list[str]) -> _Candidates:
-        """Search, expand the query from the top hits, and fuse BM25, recency and expansion ranks."""
-        sid = session.name
-        keep_last = int(option(session, RANKED_KEEP_LAST))
-        candidates = int(option(session, RANKED_CANDIDATES))
-        recent = source.last_group_ids(sid, max(candidates, keep_last, 1))  # newest first
-        latest = source.latest_user(sid)
-        current = latest.group_id if latest is not None and latest.group_id else (recent[0] if recent else None)
-        newest = int(option(session, RANKED_SEARCH_LIMIT))
-        searched = source.search_groups(sid, fts_query(terms), TAIL_FACTOR * candidates + 1, newest=newest)
-        found = [g for g, _ in searched if g != current]
-        hits, tail = found[:candidates], found[candidates : TAIL_FACTOR * candidates]
-        # subset rule: when the search found groups, only they are ranked by recency (newest first)
-        recency = sorted(hits, reverse=True) if hits else [g for g in recent if g != current]
-        extra = (
-            expansion_terms(
-                source.messages_of_groups(sid, hits[:_FEEDBACK_GROUPS]),
-                terms,
-                int(option(session, RANKED_EXPANSION_TERMS)),
-            )
-            if hits
-            else []
-        )
-        wider = (
-            source.search_groups(sid, fts_query(terms + extra), TAIL_FACTOR * candidates + 1, newest=newest)
-            if extra
-            else []
-        )
-        expanded_all = [g for g, _ in wider if g != current]
-        expanded = expanded_all[:candidates]
-        if expanded_all:  # the tail follows the expanded query: it found the same groups and more
-            tail = [g for g in expanded_all[candidates:] if g not in hits]
-        return _Candidates(current, recent, hits, tail, extra, expanded, recency)
 
     def _fill(
         self,
