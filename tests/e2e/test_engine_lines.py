@@ -269,3 +269,20 @@ def test_an_interrupted_turn_is_not_a_failure(make_app: AppFactory, fake_llm: Fa
     outcome = app.engine.handle("tell me a story")
     assert outcome.turn is not None and outcome.turn.interrupted
     assert (outcome.kind, outcome.ok, outcome.error) == ("turn", True, "")
+
+
+def test_a_session_busy_in_another_slop_is_one_line_and_nothing_is_lost(
+    make_app: AppFactory, fake_llm: FakeLLM
+) -> None:
+    app, rec = make_app()
+    app.engine.handle("!!echo waits-for-the-next-turn")
+    token = app.store.turn_locks.acquire(app.ctx.session)  # another slop is mid-turn on this session
+    try:
+        outcome = app.engine.handle("hello")
+    finally:
+        app.store.turn_locks.release(app.ctx.session, token)
+    assert (outcome.kind, outcome.ok, outcome.internal) == ("turn", False, False)
+    assert "is busy in another slop" in outcome.error
+    assert rec.kinds("error") == [outcome.error]
+    assert fake_llm.requests == []
+    assert [o.command for o in app.ctx.conversation.waiting] == ["echo waits-for-the-next-turn"]
