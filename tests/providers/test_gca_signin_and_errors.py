@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import stat
 import time
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -21,6 +21,7 @@ from tests.providers.conftest import write_token
 from tests.providers.helpers import run, user_prompt
 
 NOW = 1_800_000_000.0
+ISO_NOW = datetime.fromtimestamp(NOW, tz=timezone.utc).isoformat().replace("+00:00", "Z")
 
 
 def _provider(token: Path, project: str = "p", retries: int = 0) -> CodeAssistProvider:
@@ -44,7 +45,7 @@ def _token_file(path: Path, data: object) -> Path:
         ({"expiry": str(NOW)}, NOW),
         ({"expiry_time": NOW + 5}, NOW + 5),
         ({"expiry_date": (NOW + 60) * 1000}, NOW + 60),  # gemini-cli writes milliseconds
-        ({"expiry": datetime.fromtimestamp(NOW, tz=UTC).isoformat().replace("+00:00", "Z")}, NOW),  # gcloud's ISO
+        ({"expiry": ISO_NOW}, NOW),  # gcloud's ISO form
         ({"expiry": "not a time", "expiry_date": NOW * 1000}, NOW),  # an unreadable field, then the next
         ({"expiry": True}, 0.0),  # not a time at all: unknown
         ({}, 0.0),

@@ -6,7 +6,7 @@ loop waits on (its only clock), never by timing the test."""
 from __future__ import annotations
 
 import threading
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from email.utils import format_datetime
 from typing import Any
 
@@ -47,9 +47,9 @@ def test_retry_after_headers(headers: dict[str, str], expected: float) -> None:
 
 
 def test_retry_after_as_an_http_date() -> None:
-    when = datetime.fromtimestamp(NOW + 42, tz=UTC)
+    when = datetime.fromtimestamp(NOW + 42, tz=timezone.utc)
     assert retry_after_seconds({"Retry-After": format_datetime(when, usegmt=True)}, now=NOW) == pytest.approx(42)
-    past = datetime.fromtimestamp(NOW - 600, tz=UTC)
+    past = datetime.fromtimestamp(NOW - 600, tz=timezone.utc)
     assert retry_after_seconds({"Retry-After": format_datetime(past, usegmt=True)}, now=NOW) == 0.0
 
 
