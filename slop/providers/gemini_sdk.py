@@ -47,7 +47,8 @@ def _to_sdk_part(part: Any, types: Any) -> Any:
                 k: v for k, v in known["functionResponse"].items() if k in ("id", "name", "response")
             }
         try:
-            return types.Part.model_validate_json(json.dumps(known))
+            if known:  # nothing the SDK knows left: an empty Part would be rejected by the API
+                return types.Part.model_validate_json(json.dumps(known))
         except ValueError:
             pass
     return types.Part(text=json.dumps(part, ensure_ascii=False) if not isinstance(part, str) else part)
