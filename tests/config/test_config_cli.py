@@ -113,18 +113,17 @@ def test_the_project_file_s_approval_default_refuses_changes_in_batch_mode(proje
     assert "write_file refused: slop runs with --read-only" in result.stdout + result.stderr
 
 
+def approved_turn(project: Path, fake_llm: FakeLLM, prompt: str) -> subprocess.CompletedProcess[str]:
+    """One `slop --yes --prompt` turn against the fake server."""
+    key, url = "sk-test-config-1", fake_llm.openai_base_url
+    return slop(project, "--yes", "--prompt", prompt, OPENAI_API_KEY=key, OPENAI_BASE_URL=url)
+
+
 def test_a_tool_the_config_denies_is_refused_even_with_yes(project: Path, fake_llm: FakeLLM) -> None:
     write_config(project, '[approvals]\nexecute_bash = "deny"\n')
     fake_llm.enqueue_tool_calls([("execute_bash", {"command": "touch planted"})])
     fake_llm.enqueue_text("could not run it")
-    result = slop(
-        project,
-        "--yes",
-        "--prompt",
-        "run it",
-        OPENAI_API_KEY="sk-test-config-1",
-        OPENAI_BASE_URL=fake_llm.openai_base_url,
-    )
+    result = approved_turn(project, fake_llm, "run it")
     assert result.returncode == 0, result.stderr
     assert not (project / "planted").exists()
     assert 'execute_bash refused: the config denies it ([approvals] execute_bash = "deny")' in result.stdout
@@ -134,14 +133,7 @@ def test_the_shell_timeout_of_the_config_file_stops_a_slow_command(project: Path
     write_config(project, "[tools]\nshell_timeout = 1\n")
     fake_llm.enqueue_tool_calls([("execute_bash", {"command": "sleep 30; touch late"})])
     fake_llm.enqueue_text("it timed out")
-    result = slop(
-        project,
-        "--yes",
-        "--prompt",
-        "wait",
-        OPENAI_API_KEY="sk-test-config-1",
-        OPENAI_BASE_URL=fake_llm.openai_base_url,
-    )
+    result = approved_turn(project, fake_llm, "wait")
     assert result.returncode == 0, result.stderr
     tool_result = next(m for m in fake_llm.last_request("chat").json["messages"] if m["role"] == "tool")
     assert tool_result["content"].startswith("Error: DEADLINE_EXCEEDED: command timed out after 1 s;")

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from slop.records import NewMessage, Role
 from slop.store import Store, bm25
 from slop.store.search import HistorySearch
+from tests.store.turns import turn as stored_turn
 
 
 @pytest.fixture(params=["small session", "big session"])
@@ -24,10 +24,7 @@ def store(tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.Mo
 
 
 def turn(store: Store, session: str, text: str, answer: str = "noted") -> str:
-    gid = store.messages.new_group_id()
-    store.messages.append(session, gid, NewMessage(Role.USER, text))
-    store.messages.append(session, gid, NewMessage(Role.ASSISTANT, answer))
-    return gid
+    return stored_turn(store, session, text, answer)  # "noted": an answer word the search can see
 
 
 def found(store: Store, session: str, query: str, limit: int = 50, newest: int = 0) -> list[str]:

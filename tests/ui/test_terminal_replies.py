@@ -6,14 +6,7 @@ from __future__ import annotations
 import pytest
 
 from slop.ui.keydecode import Key, KeyDecoder
-
-
-def decode(*chunks: bytes) -> list[Key]:
-    decoder = KeyDecoder()
-    keys: list[Key] = []
-    for chunk in chunks:
-        keys += decoder.feed(chunk)
-    return keys + decoder.lone_esc()
+from tests.ui.test_keydecode import decode
 
 
 @pytest.mark.parametrize(
