@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 from slop.records import Message, Role
 from slop.store.archive import ContextArchive
@@ -21,18 +22,14 @@ from slop.store.sql import BY_GROUP, MESSAGE_COLUMNS, VISIBLE, to_messages
 _NEAR_GROUPS = 8  # groups searched for the current / first request before a full scan
 
 
+@dataclass
 class Edit:
     """The open `StoreHistory.edit()`: `rollback()` undoes the block when it ends."""
 
-    def __init__(self) -> None:
-        self._rolled_back = False
+    rolled_back: bool = False
 
     def rollback(self) -> None:
-        self._rolled_back = True
-
-    @property
-    def rolled_back(self) -> bool:
-        return self._rolled_back
+        self.rolled_back = True
 
 
 class StoreHistory:

@@ -220,9 +220,8 @@ class RelevanceStrategy(CompactingStrategy):
 
         shrunk = shrink(upkeep, used, write, log)
         if not shrunk.kept:
-            message = shrunk.report("relevance compaction")
-            history.log(sid, self.skipped_event, message, tokens_before=used)
-            return Maintenance(False, (*report, message))
+            skipped = self.skipped(history, sid, used, shrunk.report("relevance compaction"))
+            return Maintenance(False, (*report, *skipped.report))
         parts = []
         if done.drops:
             parts.append(
