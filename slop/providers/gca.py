@@ -23,6 +23,7 @@ from slop.providers.gemini_errors import GoogleHTTPError, map_google_error, map_
 from slop.providers.google_wire import GeminiAccumulator, code_assist_envelope, sse_payloads, unwrap
 from slop.providers.oauth import SIGN_IN_HINT, TokenSource
 from slop.providers.pump import pump
+from slop.providers.specs import ProviderConfig
 from slop.records import Prompt, Wire, WireName
 
 DEFAULT_BASE_URL = "https://cloudcode-pa.googleapis.com"
@@ -75,7 +76,7 @@ class CodeAssistProvider:
         self._lock = threading.Lock()
 
     @classmethod
-    def from_config(cls, model: str, config: Any) -> CodeAssistProvider:
+    def from_config(cls, model: str, config: ProviderConfig) -> CodeAssistProvider:
         return cls(
             token_path=config.token_path,
             model=model,

@@ -18,6 +18,7 @@ from slop.providers.gemini_errors import map_google_error, map_transport_error, 
 from slop.providers.gemini_sdk import sdk_to_rest, sdk_wire_form, to_sdk_content
 from slop.providers.google_wire import GeminiAccumulator, rest_request, wants_thoughts
 from slop.providers.pump import pump
+from slop.providers.specs import ProviderConfig
 from slop.records import Prompt, Wire, WireName
 
 DEFAULT_MODEL = "gemini-2.5-flash"
@@ -50,7 +51,7 @@ class GeminiProvider:
         self._client: Any = None
 
     @classmethod
-    def from_config(cls, model: str, config: Any) -> GeminiProvider:
+    def from_config(cls, model: str, config: ProviderConfig) -> GeminiProvider:
         return cls(
             api_key=config.gemini_api_key,
             base_url=config.gemini_base_url,

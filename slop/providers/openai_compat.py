@@ -19,6 +19,7 @@ from slop.providers.openai_wire import (
     with_text_tool_calls,
 )
 from slop.providers.pump import pump
+from slop.providers.specs import ProviderConfig
 from slop.records import Prompt, Wire, WireName
 
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -64,7 +65,7 @@ class OpenAIProvider:
         return self._client
 
     @classmethod
-    def from_config(cls, model: str, config: Any) -> OpenAIProvider:
+    def from_config(cls, model: str, config: ProviderConfig) -> OpenAIProvider:
         return cls(
             api_key=config.openai_api_key,
             base_url=config.openai_base_url,
