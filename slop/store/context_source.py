@@ -58,6 +58,8 @@ class StoreHistory:
     def messages_of_groups(
         self, session_id: str, group_ids: list[str], *, include_ungrouped: bool = False
     ) -> list[Message]:
+        if not group_ids and not include_ungrouped:
+            return []
         out: list[Message] = []
         for start in range(0, max(1, len(group_ids)), 500):  # SQLite's variable limit
             chunk = group_ids[start : start + 500]

@@ -20,6 +20,7 @@ import json
 import re
 import sqlite3
 from dataclasses import dataclass
+from typing import Any
 
 from slop.errors import StoreError
 from slop.records import SearchHit, Status
@@ -126,7 +127,7 @@ def scoped(session_id: str, fts_query: str) -> str:
     return f"scope : {scope_token(session_id)} AND content : ({fts_query})"
 
 
-_GROUP_BATCH = 200
+_GROUP_BATCH = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,19 +196,27 @@ class HistorySearch:
             return self._fts5_ranked(session_id, fts_query, limit, status)
         scope = f"scope : {scope_token(session_id)}"
         memo = self._memo.check(self._db.change_stamp())
+        ranked = memo.ranking(
+            (scope, frozenset(terms), newest), lambda: self._ranked(session_id, scope, terms, newest, memo)
+        )
+        return self._best_groups(ranked, status, limit, memo)
+
+    def _ranked(
+        self, session_id: str, scope: str, terms: list[str], newest: int, memo: bm25.Memo
+    ) -> list[tuple[int, float]]:
+        """(rowid, BM25 score) of the session's `newest` latest messages matching `terms`, best first."""
         base = memo.base_for(scope, terms, newest)
         small = self._session_rows(session_id, memo) < bm25.COUNT_CAP
         order = memo.session_order.get(session_id, "") if small else ""
         if base is not None:  # the expanded query of the same request: extend the first collection
-            found = bm25.widened(self._safe_query, scope, base, terms, memo, order)
+            found = bm25.widened(self._safe_tuples, scope, base, terms, memo, order)
         elif small:
-            found = bm25.newest_by_term(self._safe_query, scope, terms, newest, memo, order)
+            found = bm25.newest_by_term(self._safe_tuples, scope, terms, newest, memo, order)
         else:
             last = int(self._db.scalar("SELECT max(id) FROM messages") or 0)
-            found = bm25.newest_in_range(self._safe_query, scope, terms, newest, memo, last)
+            found = bm25.newest_in_range(self._safe_tuples, scope, terms, newest, memo, last)
         memo.keep(scope, found)
-        ranked = bm25.scores(self._safe_query, scope, found, terms, memo)
-        return self._best_groups(ranked, status, limit, memo)
+        return bm25.scores(self._safe_tuples, scope, found, terms, memo)
 
     def _session_rows(self, session_id: str, memo: bm25.Memo) -> int:
         """The session's rows, counted up to bm25.COUNT_CAP (an index range, at most that
@@ -234,7 +243,7 @@ class HistorySearch:
         are not looked up again)."""
         out: dict[str, float] = {}
         group_of = memo.groups.setdefault(status, {})  # rowid -> its group, None: hidden or ungrouped
-        size = max(_GROUP_BATCH, limit + limit // 2)  # top rows are mostly of distinct groups
+        size = max(_GROUP_BATCH, 2 * limit)  # top rows are mostly of distinct groups
         for start in range(0, len(ranked), size):
             batch = ranked[start : start + size]
             unknown = [rowid for rowid, _ in batch if rowid not in group_of]
@@ -288,6 +297,15 @@ class HistorySearch:
             )
             for r in rows
         ]
+
+    def _safe_tuples(self, sql: str, params: tuple[object, ...]) -> list[tuple[Any, ...]]:
+        """Rows as plain tuples (the ranking reads thousands of them); as `_safe_query`."""
+        try:
+            return self._db.tuples(sql, params)
+        except StoreError as exc:
+            if "fts5" in str(exc).lower():
+                return []
+            raise
 
     def _safe_query(self, sql: str, params: tuple[object, ...]) -> list[sqlite3.Row]:
         try:

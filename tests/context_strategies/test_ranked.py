@@ -206,3 +206,23 @@ def test_an_old_strong_match_beats_newer_weak_ones_when_the_search_points_away_f
     # full weight the newest of those came first)
     assert f"expanded-query rank): {answer} (" in notes
     assert all(g in notes for g in weak[-2:])
+
+
+def test_the_budget_fill_goes_on_into_further_hits_before_the_recent_flow(
+    ledger: Store, service: ContextService
+) -> None:
+    """Past the fused candidates the fill takes the further BM25 hits (read only when
+    the fill gets there), then the most recent groups."""
+    matching = [add_group(ledger, f"zebra stripes note {i}", "ok " * 30) for i in range(12)]
+    for i in range(30):
+        add_group(ledger, f"unrelated chore {i} " + "pad " * 30, "done " * 30)
+    add_group(ledger, "what about the zebra stripes?")
+    use(ledger, budget=2000, ranked_candidates=2, ranked_recent_share=0, ranked_expansion_terms=0)
+    ledger.sessions.set_context_size(SID, 0)
+    prompt = service.prompt(SID, "openai", "")
+    chosen = {e.message.group_id for e in prompt.history}
+    # 2 fused hits + 6 further ones (4x the candidates in all); the 4 oldest are past the tail
+    assert len(chosen & set(matching)) == 8
+    assert set(matching[-8:]) <= chosen
+    assert prompt.total_tokens <= 2000
+    assert len(chosen - set(matching)) > 3  # the room left went to the recent flow

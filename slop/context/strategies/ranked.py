@@ -102,9 +102,7 @@ class RankedStrategy(ContextStrategy):
             )
         ranked = self._fuse(session, found, recency_weight)
         cap = session.context_size  # the original's "top N groups"; 0 = as many as fit
-        # then further BM25 hits, beyond the fused ones
-        order_of_preference = [r.group_id for r in ranked] + found.tail
-        chosen, used, loaded = self._fill(source, sid, found.current, mandatory, order_of_preference, room, cap)
+        chosen, used, loaded = self._fill(source, sid, found, mandatory, [r.group_id for r in ranked], room, cap)
         filled: list[str] = []
         if cap <= 0 or len(chosen) < cap + len(mandatory):
             filled = self._fill_recent(source, sid, found.current, chosen, used, room, cap, len(mandatory), loaded)
@@ -164,23 +162,32 @@ class RankedStrategy(ContextStrategy):
         self,
         source: HistorySource,
         sid: str,
-        current: str | None,
+        found: Candidates,
         mandatory: list[str],
         ranked: list[str],
         room: int,
         cap: int,
     ) -> tuple[list[str], int, dict[str | None, list[Message]]]:
-        loaded = group_map(source.messages_of_groups(sid, mandatory))
+        current = found.current
+        loaded = dict(found.loaded)  # the top hits, read for the query expansion
+        loaded.update(group_map(source.messages_of_groups(sid, [g for g in mandatory if g not in loaded])))
         chosen: list[str] = []
         used = 0
         for gid in mandatory:
             if gid in loaded or gid == current:
                 chosen.append(gid)
                 used += group_cost(loaded.get(gid, []), active=gid == current)
+        ranked = list(ranked)
         optional = start = 0
-        while start < len(ranked):  # load as far down the ranking as the room reaches
+        tail_read = False
+        while start < len(ranked) or not tail_read:  # load as far down the ranking as the room reaches
+            if start >= len(ranked):  # then further BM25 hits, beyond the fused ones
+                listed = set(ranked)
+                ranked += [g for g in found.tail() if g not in listed]
+                tail_read = True
+                continue
             # no more groups than the window still takes: parsing rows is most of the cost
-            end = start + (min(_FILL_BATCH, cap - optional) if cap > 0 else _FILL_BATCH)
+            end = min(len(ranked), start + (min(_FILL_BATCH, cap - optional) if cap > 0 else _FILL_BATCH))
             loaded.update(group_map(source.messages_of_groups(sid, [g for g in ranked[start:end] if g not in loaded])))
             for gid in ranked[start:end]:
                 if gid in chosen or gid not in loaded:

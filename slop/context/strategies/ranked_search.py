@@ -4,13 +4,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from slop.context.options import Option, option
 from slop.context.rankfusion import expansion_terms
+from slop.context.selecting import group_map
 from slop.context.strategies.base import HistorySource
 from slop.context.textsearch import fts_query
-from slop.records import SessionInfo
+from slop.records import Message, SessionInfo
 
 FEEDBACK_GROUPS = 3  # top hits whose words expand the query
 TAIL_FACTOR = 4  # BM25 hits beyond the fused candidates may still fill the budget
@@ -68,10 +70,11 @@ class Candidates:
     current: str | None
     recent: list[str]
     hits: list[str]
-    tail: list[str]
+    tail: Callable[[], list[str]]  # further BM25 hits, searched only when the fill reaches them
     extra: list[str]
     expanded: list[str]
     recency: list[str]  # the hits, newest first (the subset rule)
+    loaded: dict[str | None, list[Message]] = field(default_factory=dict)  # groups read already (the top hits)
 
 
 def find_candidates(source: HistorySource, session: SessionInfo, terms: list[str]) -> Candidates:
@@ -83,27 +86,22 @@ def find_candidates(source: HistorySource, session: SessionInfo, terms: list[str
     latest = source.latest_user(sid)
     current = latest.group_id if latest is not None and latest.group_id else (recent[0] if recent else None)
     newest = int(option(session, RANKED_SEARCH_LIMIT))
-    searched = source.search_groups(sid, fts_query(terms), TAIL_FACTOR * candidates + 1, newest=newest)
-    found = [g for g, _ in searched if g != current]
-    hits, tail = found[:candidates], found[candidates : TAIL_FACTOR * candidates]
+
+    def search(words: list[str], limit: int) -> list[str]:
+        return [g for g, _ in source.search_groups(sid, fts_query(words), limit + 1, newest=newest) if g != current]
+
+    hits = search(terms, candidates)[:candidates]
     # subset rule: when the search found groups, only they are ranked by recency (newest first)
     recency = sorted(hits, reverse=True) if hits else [g for g in recent if g != current]
-    extra = (
-        expansion_terms(
-            source.messages_of_groups(sid, hits[:FEEDBACK_GROUPS]),
-            terms,
-            int(option(session, RANKED_EXPANSION_TERMS)),
-        )
-        if hits
-        else []
-    )
-    wider = (
-        source.search_groups(sid, fts_query(terms + extra), TAIL_FACTOR * candidates + 1, newest=newest)
-        if extra
-        else []
-    )
-    expanded_all = [g for g, _ in wider if g != current]
-    expanded = expanded_all[:candidates]
-    if expanded_all:  # the tail follows the expanded query: it found the same groups and more
-        tail = [g for g in expanded_all[candidates:] if g not in hits]
-    return Candidates(current, recent, hits, tail, extra, expanded, recency)
+    top = source.messages_of_groups(sid, hits[:FEEDBACK_GROUPS]) if hits else []
+    extra = expansion_terms(top, terms, int(option(session, RANKED_EXPANSION_TERMS))) if hits else []
+    expanded = search(terms + extra, candidates)[:candidates] if extra else []
+
+    def tail() -> list[str]:
+        """The hits past the fused ones, from the expanded query when it found any (the
+        same groups and more): a second look at the search this request already ranked."""
+        if expanded:
+            return [g for g in search(terms + extra, TAIL_FACTOR * candidates)[candidates:] if g not in hits]
+        return search(terms, TAIL_FACTOR * candidates)[candidates : TAIL_FACTOR * candidates]
+
+    return Candidates(current, recent, hits, tail, extra, expanded, recency, group_map(top))
