@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from itertools import chain
 
 from slop.context.textsearch import UNINFORMATIVE, words
-from slop.parser import parse
-from slop.records import Message, Status
+from slop.parser import parse_cached
+from slop.records import Message, Role, Status
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,22 +46,42 @@ def rrf(
     return sorted(out, key=lambda x: -x.score)  # stable: equal scores stay newest first
 
 
+# What feedback reads of each message: its opening, and of a tool result what a finished
+# turn's result shows (TruncationConfig.inactive_limit): a group of an agent turn can hold
+# dozens of whole files, 100,000s of characters, whose words are noise to the query.
+FEEDBACK_CHARS = 2000
+FEEDBACK_RESULT_CHARS = 300
+
+
 def expansion_terms(messages: list[Message], terms: list[str], n: int) -> list[str]:
     """Pseudo-relevance feedback: the `n` informative words that occur in most of the
-    top hits' messages, other than the query's own (equal counts: the word seen first)."""
-    if n <= 0:
+    top hits' messages (in two at least, unless there is one), other than the query's
+    own; equal counts: the word seen first."""
+    if n <= 0 or not messages:
         return []
-    per_message = [words(readable(msg)) for msg in messages]
-    counts: Counter[str] = Counter()
-    for message_words in per_message:
-        counts.update(set(message_words))  # a message counts a word once
-    # Candidates in text order (not a set's order: that follows the per-process hash
-    # seed), each tested once; the stable sort keeps that order among equal counts.
-    skip = UNINFORMATIVE.union(terms)  # what `informative` refuses, and the query's own words
-    seen = dict.fromkeys(chain.from_iterable(per_message))
-    candidates = [w for w in seen if w not in skip and len(w) >= 2 and not w.isdigit()]
-    best = sorted(candidates, key=counts.__getitem__, reverse=True)[:n]
-    return [w for w in best if counts[w] > 1 or len(messages) == 1]
+    per_message = [words(_feedback_text(msg)) for msg in messages]
+    distinct = list(map(set, per_message))  # a message counts a word once
+    shared: set[str] = set()
+    if len(distinct) == 1:
+        shared = distinct[0]
+    else:  # set algebra in C: a few thousand words, of which a few hundred recur
+        once: set[str] = set()
+        for message_words in distinct:
+            shared |= message_words & once
+            once |= message_words
+    shared -= UNINFORMATIVE
+    shared.difference_update(terms)
+    shared = {w for w in shared if len(w) >= 2 and not w.isdigit()}
+    counts = Counter(chain.from_iterable(message_words & shared for message_words in distinct))
+    # text order (not a set's: that follows the per-process hash seed), kept by the stable sort
+    in_order = [w for w in dict.fromkeys(chain.from_iterable(per_message)) if w in shared]
+    return sorted(in_order, key=counts.__getitem__, reverse=True)[:n]
+
+
+def _feedback_text(msg: Message) -> str:
+    if msg.role == Role.TOOL:
+        return msg.content[:FEEDBACK_RESULT_CHARS]
+    return readable(msg)[:FEEDBACK_CHARS]
 
 
 def readable(msg: Message) -> str:
@@ -73,7 +93,7 @@ def readable(msg: Message) -> str:
     all of them, and made the expanded search read them all."""
     if msg.status != Status.TOOL_CALL:
         return msg.content
-    parsed = parse(msg)
+    parsed = parse_cached(msg)
     return " ".join([parsed.text, *(_values(c.arguments) for c in parsed.tool_calls)])
 
 

@@ -21,14 +21,16 @@ LOW_INFORMATION = frozenset(
 )
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)  # FTS5 unicode61 splits on '_' too
-_ASCII_WORD = re.compile(r"[a-z0-9]+")  # the same words in lower-cased ASCII text, 3x faster
+# In ASCII text the words are the runs of [a-z0-9] once lower-cased: every other
+# character becomes a space and str.split does the rest (8x faster than the regex).
+_ASCII_SEPARATORS = str.maketrans({chr(c): " " for c in range(128) if not chr(c).isalnum()})
 MAX_TERMS = 16
 UNINFORMATIVE = SEARCH_STOP_WORDS | LOW_INFORMATION
 
 
 def words(text: str) -> list[str]:
     if text.isascii():
-        return _ASCII_WORD.findall(text.lower())
+        return text.lower().translate(_ASCII_SEPARATORS).split()
     return [w.lower() for w in _WORD.findall(text)]
 
 
