@@ -226,3 +226,17 @@ def test_the_budget_fill_goes_on_into_further_hits_before_the_recent_flow(
     assert set(matching[-8:]) <= chosen
     assert prompt.total_tokens <= 2000
     assert len(chosen - set(matching)) > 3  # the room left went to the recent flow
+
+
+def test_query_expansion_reads_a_tool_result_as_a_finished_turn_shows_it() -> None:
+    """A tool result feeds the expansion its first 300 characters (a finished turn shows
+    no more of it): words buried in a long file or log are not expansion words."""
+    from slop.context.rankfusion import FEEDBACK_RESULT_CHARS, expansion_terms
+    from slop.records import Message
+
+    padding = "lorem " * (FEEDBACK_RESULT_CHARS // 6)
+    results = [Message(i, SID, "tool", f"gizmo {padding} zeppelin", tool_call_id=f"c{i}") for i in range(3)]
+    assert expansion_terms(results, ["query"], 5)[0] == "gizmo"
+    assert "zeppelin" not in expansion_terms(results, ["query"], 5)
+    answers = [Message(i, SID, "assistant", f"gizmo {padding} zeppelin") for i in range(3)]
+    assert "zeppelin" in expansion_terms(answers, ["query"], 5)
