@@ -20,7 +20,9 @@ It has nothing to do with the context *mode* (``/context mode``, ``slop.context`
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Final, Literal
 
 # Opens each `@path` attachment in a user message (commands/mentions.py); assembly
@@ -78,12 +80,14 @@ class Wire:
     ALL: Final[tuple[WireName, ...]] = (OPENAI, GEMINI, GEMINI_GCA)
 
 
+_WIRE_FAMILY: Mapping[str, str] = MappingProxyType({Wire.GEMINI: "g", Wire.GEMINI_GCA: "g", Wire.OPENAI: "o"})
+
+
 def wires_compatible(a: str | None, b: str | None) -> bool:
     """Whether tool rows written under wire `a` can be replayed under wire `b`."""
-    if not a or not b:
+    if not a or not b or a == b:
         return True  # legacy rows without a wire are kept
-    family = {Wire.GEMINI: "g", Wire.GEMINI_GCA: "g", Wire.OPENAI: "o"}
-    return family.get(a, a) == family.get(b, b)
+    return _WIRE_FAMILY.get(a, a) == _WIRE_FAMILY.get(b, b)
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,9 @@ CURRENT_MARKER = "## End of History\n\n### CURRENT REQUEST\n"
 HINT_TOKENS = estimate(HINT.format(start=100_000, end=1_000_000, length=1_000_000, id=1_000_000))
 
 
+_DEFAULT_LIMITS = TruncationConfig()  # one instance: cost() runs for every row a strategy weighs
+
+
 def marker_tokens(count: Callable[[str], int] = estimate) -> int:
     """Tokens of both history markers: what assembly adds besides the rows themselves."""
     return count(BEGIN_MARKER) + count(CURRENT_MARKER)
@@ -44,7 +47,7 @@ def cost(msg: Message, *, active: bool, config: TruncationConfig | None = None) 
     own = own_tokens(msg)
     if msg.role != Role.TOOL:
         return own
-    config = config or TruncationConfig()
+    config = config or _DEFAULT_LIMITS
     limit = config.full_limit if active else config.inactive_limit
     if len(msg.content) <= limit:
         return own
