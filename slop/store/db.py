@@ -14,6 +14,11 @@ from slop.errors import StoreError
 from slop.settings import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, private_file, tighten
 
 BUSY_TIMEOUT_MS = 5000
+# SQLite's page cache (default 2 MiB). A ranked request on a 1M-message ledger touches
+# more pages than that (index segments, doc sizes, the window's rows), and every miss is
+# a read() the kernel copies: 2.5 ms of system time a request, 0.6 ms with this. Pages
+# are cached as they are read, so a small ledger never uses it all.
+PAGE_CACHE_KIB = 65_536
 # Parameters SQLite cannot take: a str with a lone surrogate, an int past 64 bits.
 _UNBINDABLE = (UnicodeEncodeError, OverflowError)
 
@@ -47,6 +52,7 @@ class Database:
         self.execute("PRAGMA synchronous=NORMAL")
         self.execute("PRAGMA foreign_keys=ON")
         self.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        self.execute(f"PRAGMA cache_size=-{PAGE_CACHE_KIB}")
 
     def _enter_wal(self) -> None:
         """Switch to WAL. On a fresh ledger opened by several processes at once, SQLite
