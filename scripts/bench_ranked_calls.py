@@ -18,6 +18,7 @@ subtracted:
 from __future__ import annotations
 
 import argparse
+import gc
 import random
 import resource
 import statistics
@@ -69,6 +70,7 @@ def _at(ordered: list[float], share: float) -> float:
 
 
 def main() -> int:
+    gc.freeze()  # as the REPL does once started: start-up's objects leave the full collections
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("ledger", help="a ledger built by bench_context.py (its sessions are set to ranked, then back)")
     parser.add_argument("--calls", type=int, default=200, help="timed requests (0: only open and close)")

@@ -99,3 +99,20 @@ def test_modeline_shows_window_model_skills_session_and_fill(repl: Repl) -> None
     # ctx is the size of the next request: even a fresh session sends the system prompt and the tools
     size = repl.app.orchestrator.preview("default").prompt.total_tokens
     assert size > 1000 and f"ctx {size / 1000:.1f}k/" in text and "session 0 tok" in text
+
+
+def test_the_start_up_objects_are_frozen_out_of_full_collections(tmp_path: Path) -> None:
+    """Once the app is built and warmed, what start-up made (SDK, terminal, app) is in
+    the permanent generation: a full collection no longer scans it (100 ms otherwise)."""
+    import gc
+
+    gc.unfreeze()
+    assert gc.get_freeze_count() == 0
+    settings = Settings(db_path=str(tmp_path / "l.db"), home=str(tmp_path / "home"), project_root=str(tmp_path))
+    instance = Repl(settings, ROOT, make_console(io.StringIO(), no_color=True))
+    try:
+        instance.app  # noqa: B018 - builds it
+        assert instance._warmed.wait(30)
+        assert gc.get_freeze_count() > 10_000
+    finally:
+        instance.close()
