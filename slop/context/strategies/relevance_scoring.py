@@ -59,13 +59,15 @@ class GroupScore:
 
 @dataclass(frozen=True, slots=True)
 class Weights:
-    similarity: float = 0.6
-    recency_bonus: float = 0.2
-    half_life_hours: float = 4.0
-    importance_bonus: float = 0.1
-    keep: float = 0.7
-    cutoff: float = 0.3
-    min_keep: int = 5
+    """The scoring settings, defaults those of the options `of` reads."""
+
+    similarity: float = RELEVANCE_SIMILARITY_WEIGHT.default
+    recency_bonus: float = RELEVANCE_RECENCY_BONUS.default
+    half_life_hours: float = RELEVANCE_HALF_LIFE_HOURS.default
+    importance_bonus: float = RELEVANCE_IMPORTANCE_BONUS.default
+    keep: float = RELEVANCE_KEEP.default
+    cutoff: float = RELEVANCE_CUTOFF.default
+    min_keep: int = int(RELEVANCE_MIN_KEEP.default)
 
     @classmethod
     def of(cls, session: SessionInfo) -> Weights:
