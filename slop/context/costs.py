@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from slop.context.truncate import HINT, TruncationConfig
+from slop.context.truncate import TruncationConfig, page_hint
 from slop.records import Message, Role
 from slop.tokenestimate import estimate
 
@@ -19,7 +19,7 @@ CURRENT_MARKER = "## End of History\n\n### CURRENT REQUEST\n"
 
 # The cut-point hint at its widest (7-digit positions and id): a truncated result never
 # costs more than its kept share plus this.
-HINT_TOKENS = estimate(HINT.format(start=100_000, end=1_000_000, length=1_000_000, id=1_000_000))
+HINT_TOKENS = estimate(page_hint(100_000, 1_000_000, 1_000_000, 1_000_000))
 
 
 _DEFAULT_LIMITS = TruncationConfig()  # one instance: cost() runs for every row a strategy weighs

@@ -8,7 +8,7 @@ from collections import Counter
 from dataclasses import dataclass
 from itertools import chain
 
-from slop.context.textsearch import UNINFORMATIVE, words
+from slop.context.textsearch import informative, words
 from slop.parser import parse_cached
 from slop.records import Message, Role, Status
 
@@ -69,9 +69,7 @@ def expansion_terms(messages: list[Message], terms: list[str], n: int) -> list[s
         for message_words in distinct:
             shared |= message_words & once
             once |= message_words
-    shared -= UNINFORMATIVE
-    shared.difference_update(terms)
-    shared = {w for w in shared if len(w) >= 2 and not w.isdigit()}
+    shared = {w for w in shared.difference(terms) if not w.isdigit() and informative(w)}
     counts = Counter(chain.from_iterable(message_words & shared for message_words in distinct))
     # text order (not a set's: that follows the per-process hash seed), kept by the stable sort
     in_order = [w for w in dict.fromkeys(chain.from_iterable(per_message)) if w in shared]

@@ -310,8 +310,6 @@ def _doc_length(blob: bytes | None) -> int:
 
 def _first_varint(blob: bytes | None) -> int:
     """SQLite's varint: 7 bits a byte, high bit set = more bytes follow."""
-    if blob and blob[0] < 0x80:  # under 128 tokens: one byte (most rows)
-        return blob[0]
     value = 0
     for byte in (blob or b"")[:8]:
         value = (value << 7) | (byte & 0x7F)

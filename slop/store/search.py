@@ -19,8 +19,9 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from slop.errors import StoreError
 from slop.records import SearchHit, Status
@@ -299,18 +300,22 @@ class HistorySearch:
         ]
 
     def _safe_tuples(self, sql: str, params: tuple[object, ...]) -> list[tuple[Any, ...]]:
-        """Rows as plain tuples (the ranking reads thousands of them); as `_safe_query`."""
-        try:
-            return self._db.tuples(sql, params)
-        except StoreError as exc:
-            if "fts5" in str(exc).lower():
-                return []
-            raise
+        """Rows as plain tuples (the ranking reads thousands of them)."""
+        return _finds_nothing_on_bad_query(self._db.tuples, sql, params)
 
     def _safe_query(self, sql: str, params: tuple[object, ...]) -> list[sqlite3.Row]:
-        try:
-            return self._db.query(sql, params)
-        except StoreError as exc:  # an FTS5 query syntax error finds nothing; other errors stay errors
-            if "fts5" in str(exc).lower():
-                return []
-            raise
+        return _finds_nothing_on_bad_query(self._db.query, sql, params)
+
+
+_Row = TypeVar("_Row")
+
+
+def _finds_nothing_on_bad_query(
+    fetch: Callable[[str, tuple[object, ...]], list[_Row]], sql: str, params: tuple[object, ...]
+) -> list[_Row]:
+    try:
+        return fetch(sql, params)
+    except StoreError as exc:  # an FTS5 query syntax error finds nothing; other errors stay errors
+        if "fts5" in str(exc).lower():
+            return []
+        raise
