@@ -37,6 +37,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(1, str(Path(__file__).resolve().parent))
+
+from bench_ranked_calls import NewPrompts
 
 from slop.context.strategies.catalog import builtin_strategies
 from slop.orchestrator import Orchestrator
@@ -144,27 +147,36 @@ def set_mode(path: Path, mode: str) -> None:
     store.close()
 
 
-def measure_ranked(path: Path, queries: int, rng: random.Random, only: str = "") -> dict[str, float]:
+def measure_ranked(
+    path: Path, queries: int, rng: random.Random, only: str = "", new_prompts: bool = False
+) -> dict[str, float]:
     """Ranked mode, cold: a random session per call, its latest prompt as the request.
     Each call follows a write to the ledger, as every model call in a live conversation
     follows its new user row, so nothing kept under the ledger's change stamp is reused
     from one call to the next. Wall clock and CPU time (`time.process_time`: what the
-    shared machine's load moves least). `only`: that one session every call."""
+    shared machine's load moves least). `only`: that one session every call.
+    `new_prompts`: the write is a new user turn, one of the session's earlier prompts
+    asked again (each call searches other words; deleted afterwards)."""
     set_mode(path, "ranked")
     try:
         store = Store.open(str(path))
+        prompts = NewPrompts(store, random.Random(3))
         sessions = [only] if only else _sessions(store)
         service = ContextService(store, Memos(store.db), lambda: (), builtin_strategies(), estimate, lambda: True)
         wall: list[float] = []
         cpu: list[float] = []
         for i in range(queries + 5):
             session = rng.choice(sessions)
-            store.db.execute("UPDATE sessions SET context_size = context_size WHERE id = ?", (session,))
+            if new_prompts:
+                prompts.ask(session)
+            else:
+                store.db.execute("UPDATE sessions SET context_size = context_size WHERE id = ?", (session,))
             started = time.process_time()
             elapsed = _timed(service, session)[0]
             if i >= 5:  # warm-up
                 wall.append(elapsed)
                 cpu.append(time.process_time() - started)
+        prompts.remove()
         store.close()
     finally:
         set_mode(path, "window")
@@ -251,6 +263,9 @@ def main() -> int:
     parser.add_argument(
         "--recent", action="store_true", help="also rank for a session written last in the spread ledgers"
     )
+    parser.add_argument(
+        "--new-prompts", action="store_true", help="ranked: a new user turn (an earlier prompt) before each call"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     folder = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="slop-bench-"))
@@ -279,12 +294,12 @@ def main() -> int:
             if not args.ranked_only:
                 row.update(measure(path, args.queries, random.Random(1)))
             if not args.no_ranked:
-                row.update(measure_ranked(path, args.queries, random.Random(2)))
+                row.update(measure_ranked(path, args.queries, random.Random(2), new_prompts=args.new_prompts))
             results.append(row)
             if args.recent and not sessions and not args.no_ranked:
                 add_recent_session(path)
                 recent: dict[str, object] = {**row, "layout": "spread, ranked for a session written last"}
-                recent.update(measure_ranked(path, args.queries, random.Random(2), only=RECENT))
+                recent.update(measure_ranked(path, args.queries, random.Random(2), RECENT, args.new_prompts))
                 results.append(recent)
         set_statistics(path, True)
     if args.json:

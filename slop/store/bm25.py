@@ -39,6 +39,7 @@ _OR_OF_PHRASES = re.compile(rf"^\s*{_PHRASE}(?:\s+OR\s+{_PHRASE})*\s*$")
 _ONE_PHRASE = re.compile(_PHRASE)
 
 Query = Callable[[str, tuple[object, ...]], list[tuple[Any, ...]]]  # rows as plain tuples
+Owns = Callable[[int, int], bool]  # whether every row of a rowid range is the session's
 
 
 def phrases(fts_query: str) -> list[str] | None:
@@ -64,19 +65,22 @@ class Collection:
         return self.since if 0 < self.newest <= len(self.rowids) else 0
 
 
-def newest_in_range(query: Query, scope: str, terms: list[str], newest: int, memo: Memo, last: int) -> Collection:
+def newest_in_range(
+    query: Query, scope: str, terms: list[str], newest: int, memo: Memo, last: int, owns: Owns | None = None
+) -> Collection:
     """The collection of a big session, read word by word over the ledger's newest rows
     (up to rowid `last`): a span guessed to hold `newest` matches, widened by the match
     rate seen until it does. Each word's rows in the span are its postings for the
     ranking, so nothing is read twice, and there is no walk of the whole OR (FTS5 walks
     an OR of 16 words at 2-3x the cost of reading each). When every rowid of the span is
     the session's (the session being worked in, alone at the end of the ledger), the
-    words are read without the session token: an AND costs 2x a plain read."""
+    words are read without the session token: an AND costs 2x a plain read. `owns(low,
+    last)` says whether it is (default: count the session's rows in the span)."""
+    owns = owns or (lambda low, last: owns_by_count(query, scope, low, last))
     span = _FIRST_SPAN * newest if newest > 0 else last
     while True:
         low = max(1, last - span + 1)
-        # a span past COUNT_CAP rows is not counted: the count would cost what it saves
-        own = last - low + 1 <= COUNT_CAP and _rows_in_span(query, scope, low, last) == last - low + 1
+        own = owns(low, last)
         per_term = {t: _read_span(query, f"content : {t}" + ("" if own else f" AND {scope}"), low, last) for t in terms}
         union = set().union(*per_term.values())
         if low == 1 or len(union) >= newest:
@@ -86,6 +90,16 @@ def newest_in_range(query: Query, scope: str, terms: list[str], newest: int, mem
         memo.postings[(scope, term)] = (low, rows)  # every row of the word from `low` on
     ids = sorted(union, reverse=True)[:newest] if newest > 0 else sorted(union, reverse=True)
     return Collection(ids, ids[-1] if ids else 0, frozenset(terms), newest, (low, last) if own else (0, 0))
+
+
+def owns_by_count(query: Query, scope: str, low: int, last: int) -> bool:
+    """Whether every row from `low` to `last` is the session's: as many of its rows as
+    the index holds there (ids of deleted rows are gaps, not another session's rows). A
+    span past COUNT_CAP rows is not counted: the count would cost what it saves."""
+    if last - low + 1 > COUNT_CAP:
+        return False
+    rows = query("SELECT count(*) FROM history_fts_docsize WHERE id BETWEEN ? AND ?", (low, last))
+    return _rows_in_span(query, scope, low, last) == (int(rows[0][0]) if rows else 0)
 
 
 def _rows_in_span(query: Query, scope: str, low: int, last: int) -> int:
@@ -188,7 +202,7 @@ class Memo:
         if stamp != self.stamp:
             self.stamp = stamp
             self.postings.clear()
-            self.lengths.clear()
+            self.lengths = {}  # a new dict: the one in use may be kept across requests (search_cache)
             self.session_rows.clear()
             self.session_order.clear()
             self.groups.clear()
@@ -250,9 +264,11 @@ def scores(
             idf_sum[rowid] += weight
     # score = idf * (k1 + 1) / (1 + k1 * (1 - b + b * length / avg)), its constants hoisted
     top, base, per_token = K1 + 1, 1 + K1 * (1 - B), K1 * B / avg
-    scored = [(idf * top / (base + per_token * lengths[rowid]), rowid) for rowid, idf in idf_sum.items()]
-    scored.sort(reverse=True)  # best first; equal scores: newer first
-    return [(rowid, score) for score, rowid in scored]
+    score = {rowid: idf * top / (base + per_token * lengths[rowid]) for rowid, idf in idf_sum.items()}
+    # best first; the sort is stable, so equal scores stay newest first (a sort keyed by
+    # floats alone is faster than one of (score, rowid) pairs)
+    best = sorted(score, key=score.__getitem__, reverse=True)
+    return [(rowid, score[rowid]) for rowid in best]
 
 
 def _idf(total: int, df: int) -> float:

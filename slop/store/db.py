@@ -94,6 +94,11 @@ class Database:
         data_version): equal stamps mean nothing was written in between."""
         return self._conn.total_changes, int(self.scalar("PRAGMA data_version") or 0)
 
+    @property
+    def in_transaction(self) -> bool:
+        """Whether a transaction is open on this connection (its writes may yet roll back)."""
+        return self._conn.in_transaction
+
     def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
         return self._fetch(sql, params, sqlite3.Row, None)
 

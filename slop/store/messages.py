@@ -11,7 +11,8 @@ from dataclasses import replace
 from slop.errors import StoreError
 from slop.records import GroupSummary, Message, NewMessage, Role, Status
 from slop.store.db import Database
-from slop.store.sql import BY_GROUP, ENSURE_SESSION, HIDDEN, MESSAGE_COLUMNS, VISIBLE, to_messages
+from slop.store.row_cache import RowCache
+from slop.store.sql import BY_GROUP, ENSURE_SESSION, HIDDEN, MESSAGE_COLUMNS, MESSAGE_STATE, VISIBLE, to_messages
 from slop.textsafe import has_surrogates, scrub
 
 TokenCounter = Callable[[str], int]
@@ -22,6 +23,7 @@ class Messages:
         self._db = db
         self._count = count_tokens
         self._window = default_window  # of a session this creates
+        self._records = RowCache()  # records of committed rows, reused by the next read
 
     # ---- writing -------------------------------------------------------------------
     def new_group_id(self) -> str:
@@ -143,14 +145,19 @@ class Messages:
         hidden = "" if include_hidden else f" AND {VISIBLE}"
         marks = ",".join("?" * len(group_ids))
         where = f"group_id IN ({marks})" if group_ids else "0"
-        sql = f"SELECT {MESSAGE_COLUMNS} FROM messages {BY_GROUP} WHERE session_id=?1 AND {where}{hidden}"
+        # Rows of groups read before: ids and what slop changes in a row first, so the
+        # kept records are reused; of groups never read: the rows whole, at once.
+        known = self._records.knows_any(self._db, group_ids)
+        columns = f"id, {MESSAGE_STATE}" if known else MESSAGE_COLUMNS
+        sql = f"SELECT {columns} FROM messages {BY_GROUP} WHERE session_id=?1 AND {where}{hidden}"
         if include_ungrouped:  # a second index range, not an OR that walks the session
             sql += (
-                f" UNION ALL SELECT {MESSAGE_COLUMNS} FROM messages {BY_GROUP}"
-                f" WHERE session_id=?1 AND group_id IS NULL{hidden}"
+                f" UNION ALL SELECT {columns} FROM messages {BY_GROUP} WHERE session_id=?1 AND group_id IS NULL{hidden}"
             )
         rows = self._db.tuples(f"{sql} ORDER BY 1", (session_id, *group_ids))
-        return to_messages(rows)
+        if known:
+            return self._records.messages(self._db, rows)
+        return self._records.keep(self._db, to_messages(rows))
 
     def group(self, session_id: str, group_id: str) -> list[Message]:
         """Every message of a group of this session, hidden ones included."""

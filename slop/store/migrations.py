@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from slop.store.archive import M003_CONTEXT_ARCHIVE
 from slop.store.db import Database
+from slop.store.edits import M009_EDIT_EPOCH
 from slop.store.repair import m005_integrity
 from slop.store.search import M002_HISTORY_SEARCH, M008_SCOPED_SEARCH, has_scoped_index
 
@@ -153,6 +154,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     M006_FILE_CHECKPOINTS,
     m007_usage_cache,
     m008_scoped_search,
+    M009_EDIT_EPOCH,
 )
 
 

@@ -16,6 +16,7 @@ itself it walks the session's messages and runs the MATCH once per row (30x slow
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import sqlite3
@@ -27,6 +28,7 @@ from slop.errors import StoreError
 from slop.records import SearchHit, Status
 from slop.store import bm25
 from slop.store.db import Database
+from slop.store.search_cache import LastingFacts
 from slop.store.sql import HIDDEN
 
 M002_HISTORY_SEARCH = """
@@ -178,6 +180,8 @@ class HistorySearch:
         # the collection the other way (newest_in_range instead of newest_by_term: the
         # same rows, at another cost), so a stale entry never changes a result.
         self._big: set[str] = set()
+        self._lasting = LastingFacts()  # row lengths and owned ranges, kept across writes
+        self._keep = False  # whether this ledger state's reads may go into _lasting
 
     def groups(
         self, session_id: str, fts_query: str, limit: int, *, archived: bool = False, newest: int = 0
@@ -196,11 +200,34 @@ class HistorySearch:
         if terms is None:
             return self._fts5_ranked(session_id, fts_query, limit, status)
         scope = f"scope : {scope_token(session_id)}"
-        memo = self._memo.check(self._db.change_stamp())
+        memo = self._fresh_memo()
         ranked = memo.ranking(
             (scope, frozenset(terms), newest), lambda: self._ranked(session_id, scope, terms, newest, memo)
         )
         return self._best_groups(ranked, status, limit, memo)
+
+    def _fresh_memo(self) -> bm25.Memo:
+        """The memo of the ledger's current state; after a write, with the lengths kept
+        from earlier states (when the search epoch stands and no transaction is open)."""
+        stamp = self._db.change_stamp()
+        if stamp == self._memo.stamp:
+            return self._memo
+        memo = self._memo.check(stamp)
+        self._keep = self._lasting.refresh(self._db)
+        if self._keep:
+            memo.lengths = self._lasting.lengths
+        return memo
+
+    def _owns(self, session_id: str, scope: str, low: int, last: int) -> bool:
+        """Whether every row from `low` to `last` is the session's (see search_cache)."""
+        return self._lasting.owns(
+            self._db,
+            session_id,
+            low,
+            last,
+            self._keep,
+            lambda: bm25.owns_by_count(self._safe_tuples, scope, low, last),
+        )
 
     def _ranked(
         self, session_id: str, scope: str, terms: list[str], newest: int, memo: bm25.Memo
@@ -215,7 +242,8 @@ class HistorySearch:
             found = bm25.newest_by_term(self._safe_tuples, scope, terms, newest, memo, order)
         else:
             last = int(self._db.scalar("SELECT max(id) FROM messages") or 0)
-            found = bm25.newest_in_range(self._safe_tuples, scope, terms, newest, memo, last)
+            owns = functools.partial(self._owns, session_id, scope)
+            found = bm25.newest_in_range(self._safe_tuples, scope, terms, newest, memo, last, owns)
         memo.keep(scope, found)
         return bm25.scores(self._safe_tuples, scope, found, terms, memo)
 

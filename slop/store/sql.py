@@ -58,6 +58,8 @@ def message_columns(**instead: str) -> str:
 
 
 MESSAGE_COLUMNS = message_columns()
+# What slop changes in a stored row (slop.store.row_cache): its status and token counts.
+MESSAGE_STATE = ", ".join(_FIELD_SQL[name] for name in ("status", "tokens", "content_tokens"))
 
 
 # Message's slots, in MESSAGE_FIELDS order. A frozen dataclass's __init__ sets each field

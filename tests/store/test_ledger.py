@@ -237,7 +237,7 @@ def test_a_ledger_at_version_seven_from_either_build_upgrades_to_both(tmp_path: 
     for _ in range(2):  # opening it again changes nothing
         store = Store.open(path)
         try:
-            assert schema_version(store.db) == len(MIGRATIONS) == 8
+            assert schema_version(store.db) == len(MIGRATIONS) == 9
             columns = {row[1] for row in store.db.query("PRAGMA table_info(usage)")}
             assert {"cached_tokens", "reasoning_tokens"} <= columns
             assert [h.group_id for h in store.search.groups("a", '"heron"', 5)] == ["1"]
