@@ -187,7 +187,8 @@ class Memo:
     ranked request searches twice: the query, then the query expanded from its top
     hits, over an overlapping range): term postings, row lengths, the sessions' row
     counts and the collections read. Emptied whenever the ledger's change stamp moves
-    (any write, through this connection or another one)."""
+    (any write, through this connection or another one); the lengths then start from
+    what HistorySearch keeps across writes (slop.store.search_cache), when it may."""
 
     stamp: tuple[int, int] = (-1, -1)
     postings: dict[tuple[str, str], tuple[int, set[int]]] = field(default_factory=dict)
