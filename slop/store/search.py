@@ -208,7 +208,7 @@ class HistorySearch:
 
     def _fresh_memo(self) -> bm25.Memo:
         """The memo of the ledger's current state; after a write, with the lengths kept
-        from earlier states (when the search epoch stands and no transaction is open)."""
+        from earlier states (when the edit epoch stands and no transaction is open)."""
         stamp = self._db.change_stamp()
         if stamp == self._memo.stamp:
             return self._memo

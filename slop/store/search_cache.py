@@ -11,7 +11,8 @@ change when rows are appended, only when committed rows are edited or deleted:
   rows after the last check, a few).
 
 Both stay valid while the ledger's edit epoch stands (slop.store.edits: raised on any
-edit of a row's text, role or session and on any deletion, from whichever process).
+edit of a committed row other than its status and token counts, and on any deletion,
+from whichever process).
 Nothing read inside an open transaction is kept: its rows may yet be rolled back and
 their ids reused."""
 
