@@ -47,7 +47,7 @@ class Tokenizer:
 
     def wait_loaded(self, timeout: float) -> None:
         """Let a background load (and what runs after it) finish, e.g. before the ledger closes."""
-        if self._loader is not None:
+        if self._loader is not None and self._loader.ident is not None:  # a start a signal cut short: no thread
             self._loader.join(timeout)
 
     def defer_loading(self) -> None:

@@ -66,11 +66,17 @@ class ExitSignals:
         return 128 + self.received if self.received is not None else 0
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
+        leaving = self.received is not None  # a signal came before: the run is on its way out
         self.received = signum
         if signum == signal.SIGHUP:
             _detach_from_terminal()
         if self._cancel is not None:
             self._cancel.set()
+        elif leaving:
+            # e.g. the terminal's SIGHUP after the SIGTERM that ended the turn: raising now
+            # would break the way out wherever it is (a thread being started, the ledger
+            # being closed) and end the run with a traceback instead of 128 + the signal
+            return
         elif self.on_idle is not None:
             self.on_idle()
         else:
