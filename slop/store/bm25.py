@@ -66,7 +66,7 @@ class Collection:
 
 
 def newest_in_range(
-    query: Query, scope: str, terms: list[str], newest: int, memo: Memo, last: int, owns: Owns | None = None
+    query: Query, scope: str, terms: list[str], newest: int, memo: Memo, last: int, owns: Owns
 ) -> Collection:
     """The collection of a big session, read word by word over the ledger's newest rows
     (up to rowid `last`): a span guessed to hold `newest` matches, widened by the match
@@ -75,8 +75,7 @@ def newest_in_range(
     an OR of 16 words at 2-3x the cost of reading each). When every rowid of the span is
     the session's (the session being worked in, alone at the end of the ledger), the
     words are read without the session token: an AND costs 2x a plain read. `owns(low,
-    last)` says whether it is (default: count the session's rows in the span)."""
-    owns = owns or (lambda low, last: owns_by_count(query, scope, low, last))
+    last)` says whether it is (e.g. `owns_by_count`)."""
     span = _FIRST_SPAN * newest if newest > 0 else last
     while True:
         low = max(1, last - span + 1)

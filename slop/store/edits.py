@@ -6,6 +6,8 @@ valid while it stands: slop only appends rows, and their ids are never reused.""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from slop.errors import StoreError
 from slop.store.db import Database
 
@@ -27,3 +29,27 @@ def edit_epoch(db: Database) -> int | None:
         return int(db.scalar("SELECT n FROM edit_epoch") or 0)
     except StoreError:
         return None
+
+
+@dataclass(slots=True)
+class EditWatch:
+    """Whether what a reader kept about committed rows still holds, checked once per
+    ledger state: it does not once the edit epoch moved (or the ledger has none), and
+    what is read while a transaction is open may not be kept (`keep`)."""
+
+    stamp: tuple[int, int] = (-1, -1)
+    epoch: int | None = None
+    keep: bool = False
+
+    def moved(self, db: Database, stamp: tuple[int, int] | None = None) -> bool:
+        """Look at the ledger's state (`stamp`: its change stamp, when the caller read it
+        already); True when what was kept must be forgotten."""
+        stamp = stamp or db.change_stamp()
+        if stamp == self.stamp:
+            return False
+        self.stamp = stamp
+        epoch = edit_epoch(db)
+        void = epoch is None or epoch != self.epoch
+        self.epoch = epoch
+        self.keep = epoch is not None and not db.in_transaction
+        return void

@@ -7,12 +7,13 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
+from typing import Any
 
 from slop.errors import StoreError
 from slop.records import GroupSummary, Message, NewMessage, Role, Status
 from slop.store.db import Database
 from slop.store.row_cache import RowCache
-from slop.store.sql import BY_GROUP, ENSURE_SESSION, HIDDEN, MESSAGE_COLUMNS, MESSAGE_STATE, VISIBLE, to_messages
+from slop.store.sql import BY_GROUP, ENSURE_SESSION, HIDDEN, MESSAGE_COLUMNS, VISIBLE, to_messages
 from slop.textsafe import has_surrogates, scrub
 
 TokenCounter = Callable[[str], int]
@@ -145,19 +146,15 @@ class Messages:
         hidden = "" if include_hidden else f" AND {VISIBLE}"
         marks = ",".join("?" * len(group_ids))
         where = f"group_id IN ({marks})" if group_ids else "0"
-        # Rows of groups read before: ids and what slop changes in a row first, so the
-        # kept records are reused; of groups never read: the rows whole, at once.
-        known = self._records.knows_any(self._db, group_ids)
-        columns = f"id, {MESSAGE_STATE}" if known else MESSAGE_COLUMNS
-        sql = f"SELECT {columns} FROM messages {BY_GROUP} WHERE session_id=?1 AND {where}{hidden}"
-        if include_ungrouped:  # a second index range, not an OR that walks the session
-            sql += (
-                f" UNION ALL SELECT {columns} FROM messages {BY_GROUP} WHERE session_id=?1 AND group_id IS NULL{hidden}"
-            )
-        rows = self._db.tuples(f"{sql} ORDER BY 1", (session_id, *group_ids))
-        if known:
-            return self._records.messages(self._db, rows)
-        return self._records.keep(self._db, to_messages(rows))
+
+        def rows(columns: str) -> list[tuple[Any, ...]]:
+            select = f"SELECT {columns} FROM messages {BY_GROUP} WHERE session_id=?1 AND"
+            sql = f"{select} {where}{hidden}"
+            if include_ungrouped:  # a second index range, not an OR that walks the session
+                sql += f" UNION ALL {select} group_id IS NULL{hidden}"
+            return self._db.tuples(f"{sql} ORDER BY 1", (session_id, *group_ids))
+
+        return self._records.read(self._db, group_ids, rows)  # records of rows read before are reused
 
     def group(self, session_id: str, group_id: str) -> list[Message]:
         """Every message of a group of this session, hidden ones included."""

@@ -15,92 +15,74 @@ an open transaction are not kept (it may roll back and their ids be reused)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from slop.records import Message
 from slop.store.db import Database
-from slop.store.edits import edit_epoch
-from slop.store.sql import MESSAGE_COLUMNS, to_messages
+from slop.store.edits import EditWatch
+from slop.store.sql import MESSAGE_COLUMNS, MESSAGE_STATE, to_messages
 
 KEPT_CHARS = 32_000_000  # text kept in records (about 64 MB at most); past it, start afresh
+
+Rows = Callable[[str], list[tuple[Any, ...]]]  # the rows asked for, with this select list
 
 
 @dataclass(slots=True)
 class RowCache:
     """Records by id, valid while the edit epoch stands."""
 
-    stamp: tuple[int, int] = (-1, -1)
-    keep_now: bool = False  # whether rows read in this ledger state may be kept
-    epoch: int | None = None
+    watch: EditWatch = field(default_factory=EditWatch)
     records: dict[int, Message] = field(default_factory=dict)
     groups: set[str | None] = field(default_factory=set)  # groups some of whose records are kept
     chars: int = 0
 
-    def knows_any(self, db: Database, group_ids: list[str]) -> bool:
-        """Whether records of any of these groups are kept: when none are (a session read
-        for the first time), the rows are read whole at once (`keep`), with no look at
-        their states first."""
-        with db.lock:
-            self._check(db)
-            return not self.groups.isdisjoint(group_ids)
-
-    def keep(self, db: Database, messages: list[Message]) -> list[Message]:
-        """Records read whole, kept for the next read (when this ledger state allows)."""
-        with db.lock:
-            self._check(db)
-            if self.keep_now:
-                self._keep({m.id: m for m in messages})
-        return messages
-
-    def messages(self, db: Database, keys: list[tuple[int, str, int, int]]) -> list[Message]:
-        """The records of rows (id, *MESSAGE_STATE), in the order given: kept ones when
-        their state is unchanged, the others read whole (a row deleted in between is
-        left out)."""
+    def read(self, db: Database, group_ids: list[str], rows: Rows) -> list[Message]:
+        """The records of the rows `rows` selects, in its order. Of groups some records
+        of which are kept: each row's id and state (MESSAGE_STATE) first, kept records
+        reused while their state is unchanged, the others read whole (a row deleted in
+        between is left out). Of groups never read: the rows whole, at once, kept for
+        the next read (when this ledger state allows)."""
         with db.lock:  # one reader at a time: a turn's worker thread and the REPL's share it
-            return self._messages(db, keys)
+            if self.watch.moved(db):
+                self._forget()
+            if self.groups.isdisjoint(group_ids):
+                messages = to_messages(rows(MESSAGE_COLUMNS))
+                self._keep({m.id: m for m in messages})
+                return messages
+            return self._reuse(db, rows(f"id, {MESSAGE_STATE}"))
 
-    def _messages(self, db: Database, keys: list[tuple[int, str, int, int]]) -> list[Message]:
-        self._check(db)
+    def _reuse(self, db: Database, keys: list[tuple[Any, ...]]) -> list[Message]:
         records = self.records
         stale = [key[0] for key in keys if _state(records.get(key[0])) != key[1:]]
-        fresh: dict[int, Message] = {}
-        if stale:
-            rows = db.tuples(
-                f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE id IN (SELECT value FROM json_each(?))",
-                (json.dumps(stale),),
-            )
-            fresh = {m.id: m for m in to_messages(rows)}
-            if self.keep_now:
-                self._keep(fresh)
         if not stale:
             return [records[key[0]] for key in keys]
+        found = db.tuples(
+            f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE id IN (SELECT value FROM json_each(?))",
+            (json.dumps(stale),),
+        )
+        fresh = {m.id: m for m in to_messages(found)}
+        self._keep(fresh)
         reread = set(stale)  # a kept record of these is out of date, even when the row is gone
         out = []
         for key in keys:
-            found = fresh.get(key[0]) if key[0] in reread else records[key[0]]
-            if found is not None:
-                out.append(found)
+            record = fresh.get(key[0]) if key[0] in reread else records[key[0]]
+            if record is not None:
+                out.append(record)
         return out
 
-    def _check(self, db: Database) -> None:
-        stamp = db.change_stamp()
-        if stamp == self.stamp:
-            return
-        self.stamp = stamp
-        epoch = edit_epoch(db)
-        if epoch is None or epoch != self.epoch:
-            self.records = {}
-            self.groups = set()
-            self.chars = 0
-            self.epoch = epoch
-        self.keep_now = epoch is not None and not db.in_transaction
+    def _forget(self) -> None:
+        self.records = {}
+        self.groups = set()
+        self.chars = 0
 
     def _keep(self, fresh: dict[int, Message]) -> None:
+        if not self.watch.keep:
+            return
         added = sum(len(m.content) for m in fresh.values())
         if self.chars + added > KEPT_CHARS:
-            self.records = {}
-            self.groups = set()
-            self.chars = 0
+            self._forget()
         self.records.update(fresh)
         self.groups.update(m.group_id for m in fresh.values())
         self.chars += added

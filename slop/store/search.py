@@ -181,7 +181,6 @@ class HistorySearch:
         # same rows, at another cost), so a stale entry never changes a result.
         self._big: set[str] = set()
         self._lasting = LastingFacts()  # row lengths and owned ranges, kept across writes
-        self._keep = False  # whether this ledger state's reads may go into _lasting
 
     def groups(
         self, session_id: str, fts_query: str, limit: int, *, archived: bool = False, newest: int = 0
@@ -213,20 +212,15 @@ class HistorySearch:
         if stamp == self._memo.stamp:
             return self._memo
         memo = self._memo.check(stamp)
-        self._keep = self._lasting.refresh(self._db)
-        if self._keep:
+        self._lasting.refresh(self._db, stamp)
+        if self._lasting.keep:
             memo.lengths = self._lasting.lengths
         return memo
 
     def _owns(self, session_id: str, scope: str, low: int, last: int) -> bool:
         """Whether every row from `low` to `last` is the session's (see search_cache)."""
         return self._lasting.owns(
-            self._db,
-            session_id,
-            low,
-            last,
-            self._keep,
-            lambda: bm25.owns_by_count(self._safe_tuples, scope, low, last),
+            self._db, session_id, low, last, lambda: bm25.owns_by_count(self._safe_tuples, scope, low, last)
         )
 
     def _ranked(

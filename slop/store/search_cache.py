@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from slop.store.db import Database
-from slop.store.edits import edit_epoch
+from slop.store.edits import EditWatch
 
 LENGTHS_KEPT = 200_000  # rows (about 20 MB); past it the lengths start afresh
 
@@ -31,23 +31,25 @@ LENGTHS_KEPT = 200_000  # rows (about 20 MB); past it the lengths start afresh
 class LastingFacts:
     """Row lengths and owned rowid ranges, valid while the edit epoch stands."""
 
-    epoch: int | None = None  # None: not read yet, or the ledger has no epoch (keep nothing)
+    watch: EditWatch = field(default_factory=EditWatch)
     lengths: dict[int, int] = field(default_factory=dict)
     owned: dict[str, tuple[int, int]] = field(default_factory=dict)  # session -> (first, checked)
 
-    def refresh(self, db: Database) -> bool:
-        """Read the epoch (after a write); forget everything when it moved. Returns
-        whether facts read now may be kept (committed rows only: no open transaction)."""
-        epoch = edit_epoch(db)  # None: a ledger without one (not migrated): nothing is kept
-        if epoch is None or epoch != self.epoch:
+    def refresh(self, db: Database, stamp: tuple[int, int]) -> None:
+        """After a write (`stamp`: the ledger's new change stamp): forget everything when
+        the edit epoch moved."""
+        if self.watch.moved(db, stamp):
             self.lengths = {}
             self.owned.clear()
-            self.epoch = epoch
         if len(self.lengths) > LENGTHS_KEPT:
             self.lengths = {}
-        return epoch is not None and not db.in_transaction
 
-    def owns(self, db: Database, session_id: str, low: int, last: int, keep: bool, count: Callable[[], bool]) -> bool:
+    @property
+    def keep(self) -> bool:
+        """Whether facts read now may be kept (committed rows only: no open transaction)."""
+        return self.watch.keep
+
+    def owns(self, db: Database, session_id: str, low: int, last: int, count: Callable[[], bool]) -> bool:
         """Whether every row from `low` to `last` is the session's. A range known from an
         earlier request is extended over the rows written since (one look at them);
         otherwise `count` decides (a walk of the range) and, when it says yes, the range
@@ -61,12 +63,12 @@ class LastingFacts:
                     (checked, last, session_id),
                 )
                 first = first if foreign is None else int(foreign) + 1
-                if keep:
+                if self.keep:
                     self.owned[session_id] = (first, last)
             if first <= low:
                 return True
         if not count():
             return False
-        if keep:
+        if self.keep:
             self.owned[session_id] = (low, last)
         return True
