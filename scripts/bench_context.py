@@ -2,7 +2,7 @@
 """Assembly time vs ledger size: window 20 on synthetic ledgers of 1k, 100k and 1M messages.
 
     python scripts/bench_context.py [--sizes 1000,100000,1000000] [--long 100000,1000000] [--queries 200]
-                                    [--dir DIR] [--json]
+                                    [--dir DIR] [--index-as-written] [--json]
     python scripts/bench_context.py --long 1000,10000,100000,1000000 --sizes "" [--queries 200]
 
 Ledgers follow perf_anchors.md §3: ~10 messages a group (1-19), 1 000 sessions (fewer for
@@ -21,7 +21,9 @@ ledger is measured twice: with `ANALYZE` statistics (what a long-lived ledger ha
 `PRAGMA optimize`) and without; SQLite picks plans by them. Both layouts are measured in
 window mode (20 groups) and in ranked mode (the request: the session's latest prompt),
 ranked at cold p50 and p99, wall clock and CPU (`--ranked-only` skips the window figures;
-`--recent` adds, to each spread ledger, a session written last and ranks for it alone)."""
+`--recent` adds, to each spread ledger, a session written last and ranks for it alone).
+The history index is as slop's idle upkeep keeps it at its worst (see `build`);
+`--index-as-written` builds the ledgers without the upkeep, as FTS5 alone leaves them."""
 
 from __future__ import annotations
 
@@ -47,10 +49,17 @@ from slop.providers.openai_wire import openai_native
 from slop.records import Prompt, ToolCall, ToolSpec
 from slop.snapshot import ContextService
 from slop.store import Store
+from slop.store.db import Database
+from slop.store.index_upkeep import MIN_PAGES, STEP_PAGES, index_shape, merge_step, tidy
 from slop.store.memos import Memos
 from slop.tokenestimate import estimate
 
 WINDOW = 20
+# Rows written turn by turn after the last merge of everything. Merged two by two, their
+# segments then hold ~10 % of the index's pages (10.2 % at 1M, 10.8 % at 100k; a turn's
+# rows take half the pages bulk-loaded ones do): a shade past the upkeep's START_SHARE,
+# where it merges everything again, so the figures are if anything pessimistic.
+TAIL_ROWS = 0.2
 
 
 def corpus(rng: random.Random) -> str:
@@ -58,7 +67,13 @@ def corpus(rng: random.Random) -> str:
     return " ".join(rng.choice(words) for _ in range(400_000))
 
 
-def build(path: Path, size: int, rng: random.Random, sessions: int = 0) -> None:
+def build(path: Path, size: int, rng: random.Random, sessions: int = 0, kept_index: bool = True) -> None:
+    """The ledger, bulk-loaded; with `kept_index`, its history index as slop's idle upkeep
+    keeps it at its worst (slop.store.index_upkeep): the rows before the last `TAIL_ROWS`
+    merged into one piece, those written a group to a transaction as turns write them,
+    with the upkeep's pairwise merges after each, up to about the share of pages that
+    merges everything again (the build prints the index's shape). Without: as
+    FTS5's own merging leaves a ledger never idle in the REPL (`slop -p` only)."""
     store = Store.open(str(path))
     text = corpus(rng)
     sessions = sessions or max(10, min(1000, size // 1000))
@@ -66,6 +81,8 @@ def build(path: Path, size: int, rng: random.Random, sessions: int = 0) -> None:
     written, gid = 0, 10**18
     db = store.db
     db.execute("PRAGMA synchronous=OFF")
+    tail_from = size - int(size * TAIL_ROWS) if kept_index else size + 1
+    per_turn = False
     while written < size:
         gid += 1
         session = f"s{rng.randrange(sessions)}"
@@ -87,14 +104,14 @@ def build(path: Path, size: int, rng: random.Random, sessions: int = 0) -> None:
             row = (session, role, content, row_status, str(gid), call, "openai", size_tokens, size_tokens, call_ids)
             rows.append(row)
         written += n
-        if len(rows) >= 20_000 or written >= size:
-            with db.transaction():
-                db.executemany(
-                    "INSERT INTO messages(session_id, role, content, status, group_id, tool_call_id,"
-                    " parsing_strategy, tokens, content_tokens, call_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    rows,
-                )
+        if per_turn or len(rows) >= 20_000 or written >= min(size, tail_from):
+            _insert(db, rows)
             rows = []
+        if per_turn:
+            _merge_pairs(db)  # the upkeep after a turn, short of merging everything again
+        elif written >= tail_from:
+            tidy(db)  # the last merge of everything (nothing below the upkeep's floor)
+            per_turn = True
     with db.transaction():
         for s in range(sessions):
             db.execute(
@@ -102,7 +119,27 @@ def build(path: Path, size: int, rng: random.Random, sessions: int = 0) -> None:
             )
             db.execute("UPDATE sessions SET context_size=? WHERE id=?", (WINDOW, f"s{s}"))
     db.execute("ANALYZE")
+    print(f"index: {index_shape(db)}", file=sys.stderr)
     store.close()
+
+
+def _merge_pairs(db: Database) -> None:
+    """A level's segments merged two by two, as the idle upkeep does when nothing is due
+    for a merge of everything (none below its floor)."""
+    shape = index_shape(db)
+    while shape is not None and shape.pages >= MIN_PAGES and (shape.crowded or shape.merging):
+        last, shape = shape, merge_step(db, STEP_PAGES)
+        if shape == last:
+            return
+
+
+def _insert(db: Database, rows: list[tuple[object, ...]]) -> None:
+    with db.transaction():
+        db.executemany(
+            "INSERT INTO messages(session_id, role, content, status, group_id, tool_call_id,"
+            " parsing_strategy, tokens, content_tokens, call_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
 
 
 RECENT = "recent"
@@ -266,6 +303,11 @@ def main() -> int:
     parser.add_argument(
         "--new-prompts", action="store_true", help="ranked: a new user turn (an earlier prompt) before each call"
     )
+    parser.add_argument(
+        "--index-as-written",
+        action="store_true",
+        help="leave the history index as FTS5 merges it (no idle upkeep: a ledger only `slop -p` wrote)",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     folder = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="slop-bench-"))
@@ -274,13 +316,14 @@ def main() -> int:
     ledgers += [(int(s), 1) for s in args.long.split(",") if s.strip()]
     results = []
     for size, sessions in ledgers:
-        path = folder / (f"ledger-{size}.db" if not sessions else f"ledger-one-session-{size}.db")
+        name = f"ledger-{size}" if not sessions else f"ledger-one-session-{size}"
+        path = folder / (name + ("-as-written.db" if args.index_as_written else ".db"))
         if not path.exists():
             started = time.perf_counter()
             partial = path.with_suffix(".partial")
             for leftover in folder.glob(partial.name + "*"):
                 leftover.unlink()
-            build(partial, size, random.Random(size), sessions)
+            build(partial, size, random.Random(size), sessions, kept_index=not args.index_as_written)
             partial.rename(path)  # only a finished ledger is ever reused
             print(f"built {size} messages in {time.perf_counter() - started:.1f}s", file=sys.stderr)
         for analysed in (True, False):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from slop.boot import Boot, boot
@@ -29,6 +29,7 @@ from slop.providers.registry import WAIT_FOR_CONTEXT_SIZE, ProviderManager, Prov
 from slop.settings import Settings, secrets_of
 from slop.snapshot import ContextService
 from slop.store import Store, open_memo_store
+from slop.store.index_upkeep import IndexUpkeep
 from slop.store.memos import Memos
 from slop.toolrunner import ToolRunnerImpl
 from slop.tools.base import Approver
@@ -51,11 +52,21 @@ class App:
     home: Path
     mcp: McpManager
     forget_estimates: Callable[[], None] = lambda: None  # once the tokenizer is loaded
+    _upkeep: IndexUpkeep | None = field(default=None, init=False)
 
     def close(self) -> None:
         self.mcp.close()  # stops the MCP servers before the ledger their tools write to
+        if self._upkeep is not None:
+            self._upkeep.close()  # after the merge step under way
         self.tokenizer.wait_loaded(timeout=30)  # its recount writes to the ledger
         self.store.close()
+
+    def tidy_index_when_idle(self, busy: Callable[[], bool]) -> None:
+        """Merge the history index into one piece while the user reads and types
+        (slop.store.index_upkeep); `busy()` true (an input started) pauses it."""
+        if self._upkeep is None:
+            self._upkeep = IndexUpkeep(self.store.db.path, busy)
+        self._upkeep.when_idle()
 
     def load_tokenizer_in_background(self, then: Callable[[], None] = lambda: None) -> None:
         """Counts are estimates until it is loaded; then what was estimated is counted again,

@@ -223,7 +223,7 @@ class Repl:
             return self._run_input(line)
         finally:
             self._busy = False
-            self._load_tokenizer_when_idle()
+            self._work_when_idle()
 
     def _run_input(self, line: str) -> Outcome:
         ctx = self.app.ctx
@@ -376,21 +376,21 @@ class Repl:
             self._write(text, style)
 
     def _warm_up(self) -> None:
-        """Build the provider's client while the user types (its SDK import started with
-        the process), then load the tokenizer unless an input already runs: the first
-        reply never waits for it (counts are estimates until it is loaded)."""
+        """Build the provider's client while the user types (its SDK import started with the
+        process), then the idle work unless an input already runs: the first reply never
+        waits for the tokenizer (counts are estimates until it is loaded)."""
         if self._app is None:
             return
-        try:
+        with contextlib.suppress(Exception):  # reported properly by the first request
             self._app.providers.warm()
-        except Exception:  # reported properly by the first request
-            pass
         self._measure_next_request()
-        self._load_tokenizer_when_idle()
+        self._work_when_idle()
 
-    def _load_tokenizer_when_idle(self) -> None:
+    def _work_when_idle(self) -> None:
+        """What waits for a quiet moment: the tokenizer's load, the history index's upkeep."""
         if self._app is not None and not self._busy:
             self._app.load_tokenizer_in_background(then=self._measure_next_request)  # ctx: exact now
+            self._app.tidy_index_when_idle(busy=lambda: self._busy)
 
 
 def _private_history(path: Path) -> Path:

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""What the history index's shape costs a search, and what the idle upkeep costs.
+
+    python scripts/bench_index_upkeep.py LEDGER [--sessions 40] [--words 16]
+
+LEDGER: a ledger of scripts/bench_context.py (e.g. `--index-as-written`: as FTS5 alone
+leaves it). A copy is measured as it is, then merged the way slop's idle upkeep merges
+it (slop.store.index_upkeep.tidy: time, steps, the longest step), then measured again.
+The measure: CPU time of a word read scoped to a session (`content : "w" AND scope :
+"s…"`, what the ranked search of a small session runs for each query word), for the
+first `--words` words of the latest prompt of `--sessions` random sessions."""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from slop.store.db import Database
+from slop.store.index_upkeep import IndexShape, index_shape, tidy
+from slop.store.search import scope_token
+
+
+def word_reads(path: Path, sessions: int, words: int) -> tuple[float, float]:
+    """Median and p90 CPU ms of one scoped word read."""
+    conn = sqlite3.connect(path)
+    try:
+        names = [r[0] for r in conn.execute("SELECT id FROM sessions WHERE id != 'recent'")]
+        rng = random.Random(1)
+        per_word: list[float] = []
+        for _ in range(sessions):
+            session = rng.choice(names)
+            row = conn.execute(
+                "SELECT content FROM messages WHERE session_id = ? AND role = 'user' ORDER BY id DESC LIMIT 1",
+                (session,),
+            ).fetchone()
+            chosen = list(dict.fromkeys(str(row[0] if row else "").split()))[:words]
+            started = time.process_time()
+            for word in chosen:
+                match = f'content : "{word}" AND scope : {scope_token(session)}'
+                conn.execute("SELECT rowid FROM history_fts WHERE history_fts MATCH ?", (match,)).fetchall()
+            if chosen:
+                per_word.append((time.process_time() - started) * 1000 / len(chosen))
+        per_word.sort()
+        return statistics.median(per_word), per_word[int(len(per_word) * 0.9)]
+    finally:
+        conn.close()
+
+
+def describe(shape: IndexShape | None) -> str:
+    if shape is None:
+        return "unreadable"
+    return f"{len(shape.segments)} segments, {shape.pages} pages, {shape.tail_share:.1%} beside the largest"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("ledger", type=Path)
+    parser.add_argument("--sessions", type=int, default=40)
+    parser.add_argument("--words", type=int, default=16)
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="slop-upkeep-")) / "ledger.db"
+    shutil.copyfile(args.ledger, work)
+    try:
+        db = Database(str(work))
+        before = index_shape(db)
+        median, p90 = word_reads(work, args.sessions, args.words)
+        print(f"as it is: {describe(before)}: a scoped word read {median:.3f} ms median, {p90:.3f} ms p90")
+        steps: list[float] = []
+
+        def timed_stop() -> bool:
+            steps.append(time.perf_counter())
+            return False
+
+        started = time.perf_counter()
+        report = tidy(db, timed_stop)
+        elapsed = time.perf_counter() - started
+        gaps = [b - a for a, b in zip(steps, [*steps[1:], started + elapsed], strict=True)]
+        longest = max(gaps, default=0.0) * 1000
+        print(f"upkeep: {report.steps} steps in {elapsed:.1f} s, the longest {longest:.0f} ms")
+        db.close()
+        median, p90 = word_reads(work, args.sessions, args.words)
+        print(f"merged: {describe(report.after)}: a scoped word read {median:.3f} ms median, {p90:.3f} ms p90")
+    finally:
+        shutil.rmtree(work.parent, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
