@@ -68,6 +68,11 @@ class App:
             self._upkeep = IndexUpkeep(self.store.db.path, busy)
         self._upkeep.when_idle()
 
+    def pause_index_upkeep(self) -> None:
+        """An input starts: the index's merge step under way is cut short."""
+        if self._upkeep is not None:
+            self._upkeep.pause()
+
     def load_tokenizer_in_background(self, then: Callable[[], None] = lambda: None) -> None:
         """Counts are estimates until it is loaded; then what was estimated is counted again,
         and `then` runs (e.g. to show exact figures)."""

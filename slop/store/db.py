@@ -73,6 +73,12 @@ class Database:
         with self.lock:
             self._conn.close()
 
+    def interrupt(self) -> None:
+        """Cut short the statement running on this connection, from another thread (it
+        fails as interrupted and its transaction rolls back); without the lock, which
+        the running statement holds."""
+        self._conn.interrupt()
+
     def execute(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> sqlite3.Cursor:
         with self.lock:
             try:

@@ -214,11 +214,12 @@ class Repl:
 
     def _run(self, line: str) -> Outcome:
         if self._inputs and self._app is not None:
-            # from the second input on, counts are exact: a load begun after the first one
-            # (or during it) has had the user's typing time; usually nothing is left to wait for
+            # from the second input on, counts are exact: a load begun since has had the typing time
             self._app.tokenizer.wait_loaded(timeout=30)
         self._inputs += 1
         self._busy = True
+        if self._app is not None:
+            self._app.pause_index_upkeep()  # the input's first write waits for no merge step
         try:
             return self._run_input(line)
         finally:

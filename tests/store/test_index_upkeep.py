@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from slop.errors import StoreError
 from slop.store import Store
 from slop.store.db import Database
 from slop.store.index_upkeep import IndexUpkeep, TidyReport, decode_structure, index_shape, tidy
@@ -189,6 +190,11 @@ def test_the_idle_upkeep_pauses_for_an_input_and_goes_on_at_the_next_quiet_momen
     assert segment_ids(path) == 1 and rankings(path) == before
 
 
+def _merging(path: str) -> bool:
+    shape = shape_of(path)
+    return shape is not None and shape.merging
+
+
 def _next_report(upkeep: IndexUpkeep) -> TidyReport:
     """Ask for the upkeep at idle, and wait for what it did."""
     last = upkeep.last
@@ -252,3 +258,50 @@ def test_small_pieces_are_merged_two_by_two_without_rewriting_the_rest(tmp_path:
     assert after is not None and not stopped and steps < 10  # the small pieces only
     assert max(after.segments) == largest and not after.crowded and not after.merging
     assert len(after.segments) < len(shape.segments) and rankings(path) == before and integrity_ok(path)
+
+
+def test_an_interrupted_statement_rolls_its_transaction_back(tmp_path: Path) -> None:
+    db = Database(str(tmp_path / "l.db"))
+    db.execute("CREATE TABLE t (x)")
+    failed: list[BaseException] = []
+
+    def long_step() -> None:
+        try:
+            with db.transaction():
+                db.execute("INSERT INTO t VALUES (1)")
+                db.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT max(i) FROM n")
+        except StoreError as exc:
+            failed.append(exc)
+
+    worker = threading.Thread(target=long_step)
+    worker.start()
+    time.sleep(0.2)
+    started = time.monotonic()
+    db.interrupt()  # from another thread, without the lock the running statement holds
+    worker.join(5)
+    assert not worker.is_alive() and time.monotonic() - started < 1
+    assert failed and "interrupt" in str(failed[0])
+    assert db.scalar("SELECT count(*) FROM t") == 0  # the step's writes are gone
+    db.close()
+
+
+def test_an_input_cuts_the_step_under_way_short_and_loses_nothing(tmp_path: Path) -> None:
+    path = str(tmp_path / "l.db")
+    write_rows(path, 4000, words=300, per_commit=10)
+    before, shape = rankings(path), shape_of(path)
+    busy = {"now": False}
+    upkeep = IndexUpkeep(path, lambda: busy["now"], quiet=0, pages=10**6)  # one long step: everything at once
+    upkeep.when_idle()
+    time.sleep(0.08)  # the step is under way (it takes a few hundred ms)
+    busy["now"] = True  # the user pressed Enter
+    cut = time.monotonic()
+    upkeep.pause()
+    while upkeep.running and time.monotonic() - cut < 5:
+        time.sleep(0.002)
+    assert time.monotonic() - cut < 0.1  # not the rest of the step
+    assert upkeep.last is not None and upkeep.last.stopped
+    assert shape_of(path) == shape and integrity_ok(path) and rankings(path) == before  # rolled back, whole
+    busy["now"] = False
+    finished = _next_report(upkeep)
+    upkeep.close()
+    assert not finished.stopped and segment_ids(path) == 1 and rankings(path) == before
