@@ -210,10 +210,11 @@ class IndexUpkeep:
         self._thread: threading.Thread | None = None
         self._db: Database | None = None  # the thread's connection, while it works
         self._lock = threading.Lock()
+        self._failed = False  # a failure is logged once; the index is left as it is for this run
         self.last: TidyReport | None = None
 
     def when_idle(self) -> None:
-        if self._path == ":memory:":
+        if self._path == ":memory:" or self._failed:
             return
         with self._lock:
             if self._closing.is_set() or (self._thread is not None and self._thread.is_alive()):
@@ -259,7 +260,8 @@ class IndexUpkeep:
             if self._stop():  # cut short by pause() or close()
                 self.last = TidyReport(None, None, 0, True)
             else:
-                log.warning("history index upkeep stopped: %s", exc)
+                self._failed = True
+                log.warning("history index upkeep stopped for this run: %s", exc)
         finally:
             with self._lock:
                 self._db = None

@@ -242,6 +242,8 @@ def test_a_failure_goes_to_the_log_not_the_screen(tmp_path: Path, caplog: pytest
     conn.close()
     assert upkeep.last is None and "history index upkeep stopped" in caplog.text
     assert integrity_ok(path)
+    upkeep.when_idle()  # once is enough: the next quiet moments leave the index alone
+    assert not upkeep.running and caplog.text.count("upkeep stopped") == 1
 
 
 def test_small_pieces_are_merged_two_by_two_without_rewriting_the_rest(tmp_path: Path) -> None:
