@@ -50,7 +50,7 @@ from slop.records import Prompt, ToolCall, ToolSpec
 from slop.snapshot import ContextService
 from slop.store import Store
 from slop.store.db import Database
-from slop.store.index_upkeep import MIN_PAGES, STEP_PAGES, index_shape, merge_step, tidy
+from slop.store.index_upkeep import index_shape, tidy
 from slop.store.memos import Memos
 from slop.tokenestimate import estimate
 
@@ -108,7 +108,7 @@ def build(path: Path, size: int, rng: random.Random, sessions: int = 0, kept_ind
             _insert(db, rows)
             rows = []
         if per_turn:
-            _merge_pairs(db)  # the upkeep after a turn, short of merging everything again
+            tidy(db, start_share=1.0)  # the upkeep after a turn, short of merging everything again
         elif written >= tail_from:
             tidy(db)  # the last merge of everything (nothing below the upkeep's floor)
             per_turn = True
@@ -121,16 +121,6 @@ def build(path: Path, size: int, rng: random.Random, sessions: int = 0, kept_ind
     db.execute("ANALYZE")
     print(f"index: {index_shape(db)}", file=sys.stderr)
     store.close()
-
-
-def _merge_pairs(db: Database) -> None:
-    """A level's segments merged two by two, as the idle upkeep does when nothing is due
-    for a merge of everything (none below its floor)."""
-    shape = index_shape(db)
-    while shape is not None and shape.pages >= MIN_PAGES and (shape.crowded or shape.merging):
-        last, shape = shape, merge_step(db, STEP_PAGES)
-        if shape == last:
-            return
 
 
 def _insert(db: Database, rows: list[tuple[object, ...]]) -> None:

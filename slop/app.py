@@ -62,7 +62,7 @@ class App:
         self.store.close()
 
     def tidy_index_when_idle(self, busy: Callable[[], bool]) -> None:
-        """Merge the history index into one piece while the user reads and types
+        """Keep the history index in few pieces while the user reads and types
         (slop.store.index_upkeep); `busy()` true (an input started) pauses it."""
         if self._upkeep is None:
             self._upkeep = IndexUpkeep(self.store.db.path, busy)

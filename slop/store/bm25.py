@@ -29,6 +29,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from slop.store.varints import varint
+
 K1 = 1.2
 B = 0.75
 COUNT_CAP = 20_000  # rows counted for N; IDF changes little past it
@@ -321,14 +323,7 @@ def _doc_length(blob: bytes | None) -> int:
         return first or 1
     if len(blob) > 1 and blob[1] < 0x80:
         return ((first & 0x7F) << 7) | blob[1]
-    return max(1, _first_varint(blob))
-
-
-def _first_varint(blob: bytes | None) -> int:
-    """SQLite's varint: 7 bits a byte, high bit set = more bytes follow."""
-    value = 0
-    for byte in (blob or b"")[:8]:
-        value = (value << 7) | (byte & 0x7F)
-        if not byte & 0x80:
-            return value
-    return value
+    try:
+        return max(1, varint(blob)[0])
+    except IndexError:  # a blob cut short: as a row missing there
+        return 1

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 from slop.errors import StoreError
 from slop.store.db import Database
+from slop.store.varints import varint
 
 log = logging.getLogger(__name__)
 
@@ -70,12 +71,12 @@ class IndexShape:
         """Some level holds segments the merge command would merge."""
         return any(len(level) >= PAIRWISE for level in self.levels)
 
-    def lopsided(self, min_pages: int = MIN_PAGES) -> bool:
+    def lopsided(self, min_pages: int = MIN_PAGES, start_share: float = START_SHARE) -> bool:
         """Due for a merge of everything."""
-        return self.pages >= min_pages and self.tail_share > START_SHARE
+        return self.pages >= min_pages and self.tail_share > start_share
 
-    def needs_merge(self, min_pages: int = MIN_PAGES) -> bool:
-        return self.pages >= min_pages and (self.merging or self.crowded or self.tail_share > START_SHARE)
+    def needs_merge(self, min_pages: int = MIN_PAGES, start_share: float = START_SHARE) -> bool:
+        return self.pages >= min_pages and (self.merging or self.crowded or self.tail_share > start_share)
 
 
 def index_shape(db: Database) -> IndexShape | None:
@@ -117,21 +118,13 @@ def decode_structure(blob: bytes) -> IndexShape | None:
 
 
 class _Varints:
-    """SQLite's varints: 7 bits a byte, high bit = more; the ninth byte gives 8 bits."""
+    """The varints of a blob, one after the other."""
 
     def __init__(self, blob: bytes, pos: int) -> None:
         self._blob, self._pos = blob, pos
 
     def next(self) -> int:
-        value = 0
-        for i in range(9):
-            byte = self._blob[self._pos]
-            self._pos += 1
-            if i == 8:
-                return (value << 8) | byte
-            value = (value << 7) | (byte & 0x7F)
-            if not byte & 0x80:
-                return value
+        value, self._pos = varint(self._blob, self._pos)
         return value
 
     def skip(self, count: int) -> None:
@@ -158,28 +151,33 @@ def _merge_pairwise(db: Database) -> None:
 
 @dataclass(frozen=True, slots=True)
 class TidyReport:
-    before: IndexShape | None
     after: IndexShape | None
     steps: int
     stopped: bool  # `stop` said so before the merge was over
 
 
 def tidy(
-    db: Database, stop: Callable[[], bool] = lambda: False, *, pages: int = STEP_PAGES, min_pages: int = MIN_PAGES
+    db: Database,
+    stop: Callable[[], bool] = lambda: False,
+    *,
+    pages: int = STEP_PAGES,
+    min_pages: int = MIN_PAGES,
+    start_share: float = START_SHARE,
 ) -> TidyReport:
     """Merge what needs it, a step at a time, until nothing does or `stop()` (asked
-    before every step) says to leave the rest for later."""
-    before = shape = index_shape(db)
-    if shape is None or not shape.needs_merge(min_pages):
-        return TidyReport(before, shape, 0, False)
+    before every step) says to leave the rest for later. `start_share`: the share of
+    the pages beside the largest segment past which everything is merged (1: never)."""
+    shape = index_shape(db)
+    if shape is None or not shape.needs_merge(min_pages, start_share):
+        return TidyReport(shape, 0, False)
     _merge_pairwise(db)
-    restart = shape.lopsided(min_pages) and not shape.merging
+    restart = shape.lopsided(min_pages, start_share) and not shape.merging
     budget = 2 * shape.pages // pages + 16  # one merge of everything, with room for rows written meanwhile
     pairs_left = 2 * len(shape.levels) + 2  # level merges to start: crowding that keeps coming waits for later
     steps = 0
     while steps < budget:
         if stop():
-            return TidyReport(before, shape, steps, True)
+            return TidyReport(shape, steps, True)
         last = shape
         shape = merge_step(db, pages, restart=restart)
         restart, steps = False, steps + 1
@@ -189,7 +187,7 @@ def tidy(
             pairs_left -= 1
             if not shape.crowded or pairs_left <= 0:
                 break
-    return TidyReport(before, shape, steps, False)
+    return TidyReport(shape, steps, False)
 
 
 class IndexUpkeep:
@@ -258,7 +256,7 @@ class IndexUpkeep:
             self.last = tidy(db, self._stop, pages=self._pages)
         except Exception as exc:  # never onto the screen: the index stays as it is, and works
             if self._stop():  # cut short by pause() or close()
-                self.last = TidyReport(None, None, 0, True)
+                self.last = TidyReport(None, 0, True)
             else:
                 self._failed = True
                 log.warning("history index upkeep stopped for this run: %s", exc)
