@@ -52,6 +52,7 @@ from slop.store import Store
 from slop.store.db import Database
 from slop.store.index_upkeep import index_shape, tidy
 from slop.store.memos import Memos
+from slop.store.search_index import INSERT_TRIGGER, index_rows
 from slop.tokenestimate import estimate
 
 WINDOW = 20
@@ -83,6 +84,7 @@ def build(path: Path, size: int, rng: random.Random, sessions: int = 0, kept_ind
     db.execute("PRAGMA synchronous=OFF")
     tail_from = size - int(size * TAIL_ROWS) if kept_index else size + 1
     per_turn = False
+    db.execute("DROP TRIGGER history_fts_insert")  # bulk rows are indexed a batch at a time (_insert)
     while written < size:
         gid += 1
         session = f"s{rng.randrange(sessions)}"
@@ -111,7 +113,10 @@ def build(path: Path, size: int, rng: random.Random, sessions: int = 0, kept_ind
             tidy(db, start_share=1.0)  # the upkeep after a turn, short of merging everything again
         elif written >= tail_from:
             tidy(db)  # the last merge of everything (nothing below the upkeep's floor)
+            db.execute(INSERT_TRIGGER)  # from here on, rows are indexed as a turn writes them
             per_turn = True
+    if not per_turn:
+        db.execute(INSERT_TRIGGER)
     with db.transaction():
         for s in range(sessions):
             db.execute(
@@ -124,12 +129,17 @@ def build(path: Path, size: int, rng: random.Random, sessions: int = 0, kept_ind
 
 
 def _insert(db: Database, rows: list[tuple[object, ...]]) -> None:
+    """One transaction: the rows, and, while the insert trigger is dropped (a bulk batch of
+    many sessions' rows), their index entries in key order (search_index.index_rows)."""
     with db.transaction():
+        last = int(db.scalar("SELECT COALESCE(max(id), 0) FROM messages") or 0)
         db.executemany(
             "INSERT INTO messages(session_id, role, content, status, group_id, tool_call_id,"
             " parsing_strategy, tokens, content_tokens, call_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             rows,
         )
+        if not db.scalar("SELECT 1 FROM sqlite_master WHERE name = 'history_fts_insert'"):
+            index_rows(db, since=last)
 
 
 RECENT = "recent"

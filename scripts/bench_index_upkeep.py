@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from slop.store.db import Database
 from slop.store.index_upkeep import IndexShape, IndexUpkeep, index_shape, tidy
-from slop.store.search import scope_token
+from slop.store.search_index import ID_BITS, ID_MASK
 
 
 def word_reads(path: Path, sessions: int, words: int) -> tuple[float, float]:
@@ -46,10 +46,12 @@ def word_reads(path: Path, sessions: int, words: int) -> tuple[float, float]:
                 (session,),
             ).fetchone()
             chosen = list(dict.fromkeys(str(row[0] if row else "").split()))[:words]
+            number = conn.execute("SELECT n FROM search_scopes WHERE session_id = ?", (session,)).fetchone()[0]
+            keys = (number << ID_BITS, (number << ID_BITS) | ID_MASK)
             started = time.process_time()
             for word in chosen:
-                match = f'content : "{word}" AND scope : {scope_token(session)}'
-                conn.execute("SELECT rowid FROM history_fts WHERE history_fts MATCH ?", (match,)).fetchall()
+                sql = "SELECT rowid FROM history_fts WHERE history_fts MATCH ? AND rowid BETWEEN ? AND ?"
+                conn.execute(sql, (f'"{word}"', *keys)).fetchall()
             if chosen:
                 per_word.append((time.process_time() - started) * 1000 / len(chosen))
         per_word.sort()

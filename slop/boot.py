@@ -6,6 +6,7 @@ both stages through `slop.cli.ROOT` (the REPL) or `slop.app.build` (batch mode).
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -85,6 +86,10 @@ def session_defaults(settings: Settings) -> SessionDefaults:
     )
 
 
+def _to_stderr(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
 def boot(settings: Settings, providers: ProviderRegistry | None = None) -> Boot:
     """Open the ledger and work out the provider, without importing any SDK. `providers`:
     the provider table (default: the built-in rows)."""
@@ -93,7 +98,7 @@ def boot(settings: Settings, providers: ProviderRegistry | None = None) -> Boot:
     prepare_db_dir(db_path)
     private_dir(home)
     tokenizer = Tokenizer()
-    store = Store.open(str(db_path), tokenizer.count, session_defaults(settings))
+    store = Store.open(str(db_path), tokenizer.count, session_defaults(settings), notice=_to_stderr)
     session = store.sessions.get(settings.session)
     config = provider_config(settings, home, providers)
     kind, model = choose_model(settings, config, session.provider, session.model)

@@ -72,6 +72,11 @@ def test_openai_non_stream_text_and_request_recorded(fake_llm: FakeLLM, oai: Ope
     assert (req.method, req.path, req.protocol) == ("POST", "/v1/chat/completions", "openai")
     assert req.headers["authorization"] == "Bearer x"
     assert req.json == {"model": "fake-gpt", "messages": USER}
+    # the server marks the request once its last byte is written, which the client may
+    # have read already: wait for the server's side to finish
+    deadline = time.monotonic() + 5
+    while not req.finished and time.monotonic() < deadline:
+        time.sleep(0.01)
     assert req.completed
 
 

@@ -57,11 +57,16 @@ class Store:
 
     @classmethod
     def open(
-        cls, path: str, count_tokens: Callable[[str], int] = estimate, defaults: SessionDefaults | None = None
+        cls,
+        path: str,
+        count_tokens: Callable[[str], int] = estimate,
+        defaults: SessionDefaults | None = None,
+        notice: Callable[[str], None] | None = None,
     ) -> Store:
-        """`defaults`: the session settings of the config files (window, mode, budget)."""
+        """`defaults`: the session settings of the config files (window, mode, budget);
+        `notice`: told when an upgrade of the ledger will take a while."""
         db = Database(path)
-        migrate(db)
+        migrate(db, notice=notice)
         store = cls(db, count_tokens, defaults)
         store.catalog.install_default_skills()
         return store

@@ -13,7 +13,7 @@ from slop.store.archive import M003_CONTEXT_ARCHIVE
 from slop.store.db import Database
 from slop.store.edits import M009_EDIT_EPOCH
 from slop.store.repair import m005_integrity
-from slop.store.search import M002_HISTORY_SEARCH, M008_SCOPED_SEARCH, has_scoped_index
+from slop.store.search_index import M002_HISTORY_SEARCH, M008_SCOPED_SEARCH, has_scoped_index, m010_keyed_search
 
 # A migration is a script of idempotent statements (CREATE ... IF NOT EXISTS) or a
 # callable that inspects the schema before it changes it.
@@ -155,6 +155,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     m007_usage_cache,
     m008_scoped_search,
     M009_EDIT_EPOCH,
+    m010_keyed_search,
 )
 
 
@@ -162,25 +163,41 @@ def schema_version(db: Database) -> int:
     return int(db.scalar("PRAGMA user_version") or 0)
 
 
-def migrate(db: Database, migrations: tuple[Migration, ...] = MIGRATIONS) -> int:
+# Steps that index every message again: ~30 s at a million messages, so the user is told.
+REINDEXING: tuple[Migration, ...] = (m008_scoped_search, m010_keyed_search)
+NOTICE_FROM_ROWS = 20_000
+
+
+def migrate(
+    db: Database, migrations: tuple[Migration, ...] = MIGRATIONS, notice: Callable[[str], None] | None = None
+) -> int:
     """Apply every migration newer than the file's user_version. Returns the version.
 
     Several slop processes may open a fresh ledger at once: each migration runs inside
     BEGIN IMMEDIATE and re-reads user_version there, so exactly one process applies it
     and the others see it done. The version only ever goes up (a ledger written by a
-    newer slop keeps its number), and every step is safe to meet half-applied."""
+    newer slop keeps its number), and every step is safe to meet half-applied.
+    `notice` is told, before a step that reindexes a big ledger, what it is waiting for."""
     if schema_version(db) >= len(migrations):
         return schema_version(db)  # the common case: no write lock taken
     for number, step in enumerate(migrations, start=1):
         with db.transaction():
             if schema_version(db) >= number:
                 continue
+            if notice is not None and step in REINDEXING:
+                _tell(db, notice)
             if isinstance(step, str):
                 db.executescript_in_transaction(step)
             else:
                 step(db)
             db.execute(f"PRAGMA user_version={number}")
     return schema_version(db)
+
+
+def _tell(db: Database, notice: Callable[[str], None]) -> None:
+    rows = int(db.scalar("SELECT COALESCE(max(id), 0) FROM messages") or 0)
+    if rows >= NOTICE_FROM_ROWS:
+        notice(f"slop: rebuilding the search index of about {rows:,} messages, once, after an upgrade ...")
 
 
 def add_column_if_missing(db: Database, table: str, column: str, declaration: str) -> None:

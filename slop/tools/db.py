@@ -41,7 +41,8 @@ QUERY_DB = Tool(
         name="query_db",
         description=(
             "Run one read-only SQL SELECT on slop's SQLite ledger (tables such as messages, sessions, "
-            "memos, skills; see describe_db). Writes are refused. Results come as a '|'-separated table, "
+            "memos, skills; full-text search: history_search WHERE query MATCH '...', joined to messages "
+            "on message_id; see describe_db). Writes are refused. Results come as a '|'-separated table, "
             f"at most {MAX_ROWS} rows and {MAX_CHARS} characters: use LIMIT/OFFSET or substr() to page."
         ),
         parameters={

@@ -12,7 +12,7 @@ import pytest
 from slop.errors import ToolError
 from slop.records import NewMessage, Role
 from slop.store import Store
-from slop.store.readonly import MAX_VALUE_BYTES, run_readonly_query
+from slop.store.readonly import MAX_VALUE_BYTES, describe_schema, run_readonly_query
 
 # 60 rows of 4 MB each: fetching 200 rows at once, as query_db did, holds 240 MB
 BIG_ROWS = (
@@ -45,14 +45,15 @@ def query(ledger: str, sql: str, timeout: float = 10.0) -> str:
 
 
 def test_fts5_match_on_the_history_index(ledger: str) -> None:
-    # The index is contentless (migration 8): it finds and ranks rows; their text comes
-    # from `messages` (FTS5's snippet() has no text to cut and gives NULL).
+    # The index is contentless and keyed by session (migration 10): the history_search
+    # view gives its message ids; texts come from `messages`.
     out = query(
         ledger,
-        "SELECT m.id, m.content FROM history_fts f JOIN messages m ON m.id = f.rowid "
-        "WHERE history_fts MATCH 'green' ORDER BY f.rank",
+        "SELECT m.id, m.content FROM history_search s JOIN messages m ON m.id = s.message_id "
+        "WHERE s.query MATCH 'green' ORDER BY s.rank",
     )
     assert "blue green switching" in out and "(1 row)" in out
+    assert "view history_search\n  message_id" in describe_schema(ledger)
 
 
 def test_json_each_and_json_tree(ledger: str) -> None:

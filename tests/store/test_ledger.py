@@ -230,14 +230,14 @@ def _ledger_at_seven(path: str, seventh: object) -> None:
 @pytest.mark.parametrize("order", ["usage columns first (cost)", "scoped index first (recall)"])
 def test_a_ledger_at_version_seven_from_either_build_upgrades_to_both(tmp_path: Path, order: str) -> None:
     from slop.store.migrations import m007_usage_cache
-    from slop.store.search import M008_SCOPED_SEARCH
+    from slop.store.search_index import M008_SCOPED_SEARCH
 
     path = str(tmp_path / "seven.db")
     _ledger_at_seven(path, m007_usage_cache if order.startswith("usage") else M008_SCOPED_SEARCH)
     for _ in range(2):  # opening it again changes nothing
         store = Store.open(path)
         try:
-            assert schema_version(store.db) == len(MIGRATIONS) == 9
+            assert schema_version(store.db) == len(MIGRATIONS) == 10
             columns = {row[1] for row in store.db.query("PRAGMA table_info(usage)")}
             assert {"cached_tokens", "reasoning_tokens"} <= columns
             assert [h.group_id for h in store.search.groups("a", '"heron"', 5)] == ["1"]

@@ -1,8 +1,8 @@
-"""What the history search keeps across writes (slop.store.search_cache): row lengths and
-the rowid ranges a session owns. A search that kept them must rank exactly as a fresh
-one after any sequence of what happens to a ledger: turns appended here and by another
-session, rows edited or moved by hand through another connection, a group removed, a
-transaction rolled back after a search ran inside it (its ids are then reused)."""
+"""What the history search keeps across writes (slop.store.search_cache): row lengths.
+A search that kept them must rank exactly as a fresh one after any sequence of what
+happens to a ledger: turns appended here and by another session, rows edited or moved by
+hand through another connection, a group removed, a transaction rolled back after a
+search ran inside it (its ids are then reused)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from slop.store import Store, bm25
-from slop.store.search import HistorySearch, scope_token
+from slop.store.search import HistorySearch
+from slop.store.search_index import Scope
 from tests.store.turns import turn as stored_turn
 
 WORDS = ["heron", "tern", "gull", "wren", "plover", "osprey", "kestrel"]
@@ -27,7 +28,7 @@ class _RolledBack(Exception):
 @pytest.fixture
 def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Store]:
     # A "big" session from 24 rows on, read over spans of 2 rows per wanted match: small
-    # enough that the test's sessions take the path that counts and keeps owned ranges.
+    # enough that the test's sessions take both paths (whole words; spans of newest rows).
     monkeypatch.setattr(bm25, "COUNT_CAP", 24)
     monkeypatch.setattr(bm25, "_FIRST_SPAN", 2)
     opened = Store.open(str(tmp_path / "l.db"))
@@ -112,9 +113,9 @@ def test_after_a_write_only_the_new_rows_lengths_are_read(store: Store) -> None:
     read: list[int] = []
     lengths = bm25._lengths
 
-    def counted(query: bm25.Query, ids: set[int]) -> dict[int, int]:
+    def counted(query: bm25.Query, scope: Scope, ids: set[int]) -> dict[int, int]:
         read.extend(ids)
-        return lengths(query, ids)
+        return lengths(query, scope, ids)
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(bm25, "_lengths", counted)
@@ -134,15 +135,20 @@ def test_a_search_on_a_ledger_without_the_epoch_keeps_nothing_and_still_ranks(st
     assert ranking(warm, 3) == ranking(HistorySearch(store.db), 3)
 
 
-def test_a_deleted_turn_leaves_a_gap_not_another_sessions_row(store: Store) -> None:
-    """A range whose only breaks are deleted rows is still the session's own (its words
-    are read without the session token); a row of another session in it is not."""
-    groups = [stored_turn(store, "a", f"heron {i}", "wren") for i in range(8)]
-    store.messages.delete_group("a", groups[5])
+def test_after_a_write_a_big_sessions_newest_rows_are_read_from_the_new_rows_only(store: Store) -> None:
+    """BM25's N and a big session's spans come from its newest rows: read whole once,
+    then only the rows written since (a walk of COUNT_CAP keys each request otherwise)."""
+    for i in range(40):
+        stored_turn(store, "a", f"heron {i}", "wren")
     search = HistorySearch(store.db)
-    scope = "scope : " + scope_token("a")
-    last = store.messages.last_id()
-    assert bm25.owns_by_count(search._safe_tuples, scope, 3, last)
-    stored_turn(store, "b", "heron elsewhere", "wren")
-    stored_turn(store, "a", "heron again", "wren")
-    assert not bm25.owns_by_count(search._safe_tuples, scope, 3, store.messages.last_id())
+    ranking(search, 3)
+    statements: list[str] = []
+    store.db._conn.set_trace_callback(statements.append)
+    try:
+        stored_turn(store, "a", "heron again", "wren")
+        ranking(search, 3)
+    finally:
+        store.db._conn.set_trace_callback(None)
+    reads = [s for s in statements if "history_fts_docsize WHERE id BETWEEN" in s]
+    assert reads and not any("DESC" in s for s in reads)  # no walk back over the session
+    assert list(search._lasting.rows["a"]) == [r[0] for r in store.db.tuples("SELECT id FROM messages")][-24:]

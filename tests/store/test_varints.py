@@ -9,6 +9,7 @@ import pytest
 
 from slop.records import NewMessage, Role
 from slop.store import Store, bm25
+from slop.store.search_index import scope_of
 from slop.store.varints import varint
 
 
@@ -31,7 +32,9 @@ def test_a_long_row_has_its_length_as_the_index_stored_it(tmp_path: Path) -> Non
                 "s", gid, NewMessage(Role.USER, " ".join(["word"] * words), parsing_strategy="openai")
             )
         ids = {int(r[0]) for r in store.db.tuples("SELECT id FROM messages")}
-        lengths = bm25._lengths(store.db.tuples, ids)
+        scope = scope_of(store.db, "s")
+        assert scope is not None
+        lengths = bm25._lengths(store.db.tuples, scope, ids)
         assert sorted(lengths.values()) == [3, 300, 20_000]
     finally:
         store.close()
