@@ -6,8 +6,8 @@
 LEDGER: a ledger of scripts/bench_context.py (e.g. `--index-as-written`: as FTS5 alone
 leaves it). A copy is measured as it is, then merged the way slop's idle upkeep merges
 it (slop.store.index_upkeep.tidy: time, steps, the longest step), then measured again.
-The measure: CPU time of a word read scoped to a session (`content : "w" AND scope :
-"s…"`, what the ranked search of a small session runs for each query word), for the
+The measure: CPU time of a word read scoped to a session (`"w"` over the session's range
+of keys, what the ranked search of a small session runs for each query word), for the
 first `--words` words of the latest prompt of `--sessions` random sessions. Then, on fresh
 copies, `--inputs` inputs arrive at random moments of the upkeep's merge, with and
 without cutting the step under way short (`IndexUpkeep.pause`, what the REPL does): how
@@ -116,13 +116,14 @@ def main() -> int:
         started = time.perf_counter()
         report = tidy(db, timed_stop)
         elapsed = time.perf_counter() - started
-        gaps = [b - a for a, b in zip(steps, [*steps[1:], started + elapsed], strict=True)]
+        ends = [*steps[1:], started + elapsed] if steps else []  # an index in one piece takes no step
+        gaps = [b - a for a, b in zip(steps, ends, strict=True)]
         longest = max(gaps, default=0.0) * 1000
         print(f"upkeep: {report.steps} steps in {elapsed:.1f} s, the longest {longest:.0f} ms")
         db.close()
         median, p90 = word_reads(work, args.sessions, args.words)
         print(f"merged: {describe(report.after)}: a scoped word read {median:.3f} ms median, {p90:.3f} ms p90")
-        for cut in (False, True):
+        for cut in (False, True) if args.inputs > 0 else ():
             median, longest = input_waits(args.ledger, work, args.inputs, cut)
             how = "cut short" if cut else "finished first"
             print(

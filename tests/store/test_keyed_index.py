@@ -37,7 +37,7 @@ def truth(path: str, session: str, word: str) -> set[int]:
 
 
 def found(search: HistorySearch, session: str, word: str) -> set[int]:
-    return {hit.message_id for hit in search.messages(session, word, 1000)}
+    return {hit.message_id for hit in search.messages(session, word, 1_000_000)}
 
 
 def by_hand(path: str, sql: str, params: tuple[object, ...]) -> None:
@@ -47,10 +47,10 @@ def by_hand(path: str, sql: str, params: tuple[object, ...]) -> None:
     conn.close()
 
 
-def assert_index_matches_rows(store: Store) -> None:
+def assert_index_matches_rows(store: Store, words: list[str] = WORDS) -> None:
     search = HistorySearch(store.db)
     for session in SESSIONS:
-        for word in WORDS:
+        for word in words:
             assert found(search, session, word) == truth(store.db.path, session, word), (session, word)
     store.db.execute("INSERT INTO history_fts(history_fts, rank) VALUES ('integrity-check', 0)")
 
@@ -179,5 +179,39 @@ def test_a_session_number_rolled_back_and_given_to_another_session_is_not_kept(t
         assert search.messages("a", "heron", 5) == [] and search.groups("a", '"heron"', 5) == []
         turn(store, "a", "heron from a")
         assert [h.snippet for h in search.messages("a", "heron", 5)] == ["[heron] from a"]
+    finally:
+        store.close()
+
+
+_UPGRADE = """
+import sys
+from slop.store import Store
+Store.open(sys.argv[1], notice=lambda text: print(text, flush=True))
+print("done", flush=True)
+"""
+
+
+def test_an_upgrade_killed_while_it_reindexes_loses_nothing_and_runs_again(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    path = str(tmp_path / "nine.db")
+    db = Database(path)
+    migrate(db, MIGRATIONS[: MIGRATIONS.index(m010_keyed_search)])
+    rng = random.Random(3)
+    rows = [(rng.choice(SESSIONS), "user", sentence(rng), str(i)) for i in range(21_000)]
+    with db.transaction():
+        db.executemany("INSERT INTO messages(session_id, role, content, group_id) VALUES (?, ?, ?, ?)", rows)
+    db.close()
+    child = subprocess.Popen([sys.executable, "-c", _UPGRADE, path], stdout=subprocess.PIPE, text=True)
+    assert child.stdout is not None
+    assert child.stdout.readline().startswith("slop: rebuilding the search index of about 21,000 messages")
+    child.kill()  # SIGKILL while the index is rebuilt
+    assert child.wait() == -9
+    store = Store.open(path)
+    try:
+        assert schema_version(store.db) == len(MIGRATIONS)
+        assert store.db.scalar("SELECT count(*) FROM messages") == 21_000
+        assert_index_matches_rows(store, ["heron", "dunlin"])
     finally:
         store.close()

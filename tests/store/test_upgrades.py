@@ -40,6 +40,7 @@ def test_a_ledger_of_every_older_version_opens_with_its_history_and_bill(tmp_pat
     try:
         assert schema_version(store.db) == len(MIGRATIONS)
         assert [m.content for m in store.messages.window("s", 0)] == ["old question", "old answer"]
+        assert [h.snippet for h in store.search.messages("s", "question", 5)] == ["old [question]"]
         [usage] = store.usage.by_model("s")
         assert (usage.total_tokens, usage.cached_tokens, usage.reasoning_tokens) == (100, 0, 0)
         # and every later feature works on it: a new turn, undo, a file checkpoint, a turn lock
