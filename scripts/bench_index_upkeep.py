@@ -27,37 +27,38 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from slop.store import bm25
 from slop.store.db import Database
 from slop.store.index_upkeep import IndexShape, IndexUpkeep, index_shape, tidy
-from slop.store.search_index import ID_BITS, ID_MASK
+from slop.store.search_index import scope_of
 
 
 def word_reads(path: Path, sessions: int, words: int) -> tuple[float, float]:
-    """Median and p90 CPU ms of one scoped word read."""
-    conn = sqlite3.connect(path)
+    """Median and p90 CPU ms of one scoped word read, as the ranked search of a small
+    session reads a word (bm25.read)."""
+    db = Database(str(path))
     try:
-        names = [r[0] for r in conn.execute("SELECT id FROM sessions WHERE id != 'recent'")]
+        names = [r[0] for r in db.tuples("SELECT id FROM sessions WHERE id != 'recent'")]
         rng = random.Random(1)
         per_word: list[float] = []
         for _ in range(sessions):
             session = rng.choice(names)
-            row = conn.execute(
+            text = db.scalar(
                 "SELECT content FROM messages WHERE session_id = ? AND role = 'user' ORDER BY id DESC LIMIT 1",
                 (session,),
-            ).fetchone()
-            chosen = list(dict.fromkeys(str(row[0] if row else "").split()))[:words]
-            number = conn.execute("SELECT n FROM search_scopes WHERE session_id = ?", (session,)).fetchone()[0]
-            keys = (number << ID_BITS, (number << ID_BITS) | ID_MASK)
+            )
+            chosen = list(dict.fromkeys(str(text or "").split()))[:words]
+            scope = scope_of(db, session)
+            if scope is None or not chosen:
+                continue
             started = time.process_time()
             for word in chosen:
-                sql = "SELECT rowid FROM history_fts WHERE history_fts MATCH ? AND rowid BETWEEN ? AND ?"
-                conn.execute(sql, (f'"{word}"', *keys)).fetchall()
-            if chosen:
-                per_word.append((time.process_time() - started) * 1000 / len(chosen))
+                bm25.read(db.tuples, scope, f'"{word}"')
+            per_word.append((time.process_time() - started) * 1000 / len(chosen))
         per_word.sort()
         return statistics.median(per_word), per_word[int(len(per_word) * 0.9)]
     finally:
-        conn.close()
+        db.close()
 
 
 def input_waits(ledger: Path, work: Path, inputs: int, cut: bool) -> tuple[float, float]:

@@ -180,9 +180,6 @@ class Scope:
     def last_key(self) -> int:
         return self.base | ID_MASK
 
-    def key(self, message_id: int) -> int:
-        return self.base | message_id
-
 
 def scope_of(db: Database, session_id: str) -> Scope | None:
     """The session's scope; None for a session that never had a row indexed."""
